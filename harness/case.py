@@ -1,0 +1,370 @@
+"""Read and validate cases/<slug>/case.toml into a `Case`.
+
+The format is documented in docs/case-format.md. Every error names the file and the
+field (`CaseError("cases/x/case.toml: [matrix].targets: unknown target 'tpu'")`), so a
+broken case fails alone and says where to look.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from .targets import OPT_LEVELS, TARGETS
+
+KINDS = ("numeric", "compile", "ir")
+STAGES = ("import", "compile", "run", "compare", "ir")
+STATUSES = ("fail", "crash", "timeout", "oom", "garbage")
+COMPARE_MODES = ("values", "indices")
+IR_TOOLS = ("iree-opt", "iree-compile")
+ISSUE_REF = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
+
+
+class CaseError(ValueError):
+    """A case.toml that cannot be used; the message names the file and field."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    compiler: SpecifierSet  # releases this spelling is for
+    mlir: Path
+
+
+@dataclass(frozen=True)
+class OutputRule:
+    index: int
+    mode: str  # values | indices
+    input: int | None = None  # indices: which input they index
+    axis: int = -1
+
+
+@dataclass(frozen=True)
+class IrCheck:
+    name: str
+    tool: str
+    input: Path
+    args: tuple[str, ...]
+    checks: Path
+    check_prefix: str
+    compiler: SpecifierSet
+
+
+@dataclass(frozen=True)
+class Expectation:
+    outcome: str  # <stage>-<status>, e.g. compile-fail
+    reason: str
+    targets: tuple[str, ...] | None  # None = every target
+    opt_levels: tuple[str, ...] | None
+    ir_checks: tuple[str, ...] | None  # which ir items it covers; None = all
+    compiler: SpecifierSet
+    match: re.Pattern | None
+
+    def applies_to(self, target: str | None, opt_level: str | None, ir_name: str | None,
+                   release: Version) -> bool:
+        if release not in self.compiler:
+            return False
+        if ir_name is not None:
+            # An expectation that names targets/levels is about matrix items, unless
+            # it names the ir check too.
+            if self.ir_checks is not None:
+                return ir_name in self.ir_checks
+            return self.targets is None and self.opt_levels is None
+        if self.ir_checks is not None:
+            return False
+        return ((self.targets is None or target in self.targets)
+                and (self.opt_levels is None or opt_level in self.opt_levels))
+
+
+@dataclass(frozen=True)
+class History:
+    status: str  # fixed | open | unknown
+    last_bad: str | None
+    first_good: str | None
+    bad_outcome: str | None
+    bad_items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Case:
+    slug: str
+    dir: Path
+    manifest: Path
+    title: str
+    kind: str
+    issues: tuple[str, ...]
+    prs: tuple[str, ...]
+    torch_model: Path | None
+    mlir: Path | None
+    variants: tuple[Variant, ...]
+    reference: Path | None  # reference.py for mlir numeric cases
+    function: str
+    targets: tuple[str, ...]
+    opt_levels: tuple[str, ...]
+    flags: tuple[str, ...]
+    target_flags: dict[str, tuple[str, ...]]
+    atol: float
+    rtol: float
+    output_rules: tuple[OutputRule, ...]
+    ir_checks: tuple[IrCheck, ...]
+    expectations: tuple[Expectation, ...]
+    history: History
+    raw: dict = field(repr=False, compare=False, default_factory=dict)
+
+    @property
+    def inputs_dir(self) -> Path:
+        return self.dir / "inputs"
+
+    @property
+    def expected_dir(self) -> Path:
+        return self.dir / "expected"
+
+    @property
+    def reference_program(self) -> Path | None:
+        """The PyTorch file that defines example_inputs() and the reference computation."""
+        return self.torch_model or self.reference
+
+    def mlir_for(self, release: Version) -> Path | None:
+        """The MLIR input spelled for this compiler release (torch cases: None)."""
+        for v in self.variants:
+            if release in v.compiler:
+                return v.mlir
+        return self.mlir
+
+    def expectation_for(self, target, opt_level, ir_name, release) -> Expectation | None:
+        for e in self.expectations:
+            if e.applies_to(target, opt_level, ir_name, release):
+                return e
+        return None
+
+    def issue_urls(self) -> list[str]:
+        return [issue_url(ref) for ref in self.issues]
+
+
+def issue_url(ref: str) -> str:
+    repo, num = ref.split("#")
+    return f"https://github.com/{repo}/issues/{num}"
+
+
+class _Reader:
+    """Typed access to a TOML table that reports file + dotted field on error."""
+
+    def __init__(self, manifest: Path, table: dict, where: str = ""):
+        self.manifest = manifest
+        self.table = table
+        self.where = where
+
+    def error(self, key: str, message: str) -> CaseError:
+        field_name = f"{self.where}.{key}" if self.where else key
+        return CaseError(f"{self.manifest}: field '{field_name}': {message}")
+
+    def get(self, key, types, default=..., required=False):
+        if key not in self.table:
+            if required or default is ...:
+                raise self.error(key, "is required but missing")
+            return default
+        value = self.table[key]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in _tuple(types)):
+            names = " or ".join(t.__name__ for t in _tuple(types))
+            raise self.error(key, f"must be {names}, got {type(value).__name__} {value!r}")
+        return value
+
+    def str_list(self, key, default=..., allowed=None):
+        value = self.get(key, list, default)
+        if value is default and default is not ...:
+            return default
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise self.error(f"{key}[{i}]", f"must be a string, got {item!r}")
+            if allowed is not None and item not in allowed:
+                raise self.error(key, f"unknown value {item!r}; allowed: {', '.join(allowed)}")
+        return tuple(value)
+
+    def specifier(self, key) -> SpecifierSet:
+        text = self.get(key, str, "")
+        try:
+            return SpecifierSet(text)
+        except InvalidSpecifier:
+            raise self.error(key, f"not a version range: {text!r} (e.g. '>=3.4,<3.6')") from None
+
+    def version(self, key) -> str | None:
+        text = self.get(key, str, None)
+        if text is not None:
+            try:
+                Version(text)
+            except InvalidVersion:
+                raise self.error(key, f"not a release version: {text!r}") from None
+        return text
+
+    def file(self, key, case_dir: Path, default=...) -> Path | None:
+        name = self.get(key, str, default)
+        if name is None or name is default and default is not ...:
+            return default
+        path = case_dir / name
+        if not path.is_file():
+            raise self.error(key, f"names {name!r}, which does not exist in {case_dir}")
+        return path
+
+    def sub(self, key, index=None) -> "_Reader":
+        table = self.table[key] if index is None else self.table[key][index]
+        where = f"{self.where}.{key}" if self.where else key
+        if index is not None:
+            where += f"[{index}]"
+        if not isinstance(table, dict):
+            raise self.error(key, f"must be a table, got {type(table).__name__}")
+        return _Reader(self.manifest, table, where)
+
+    def subs(self, key) -> list["_Reader"]:
+        items = self.get(key, list, [])
+        return [self.sub(key, i) for i in range(len(items))]
+
+    def reject_unknown(self, known: set[str]):
+        for key in self.table:
+            if key not in known:
+                raise self.error(key, f"unknown field (known: {', '.join(sorted(known))})")
+
+
+def _tuple(types):
+    return types if isinstance(types, tuple) else (types,)
+
+
+def _outcome(reader: _Reader, key: str) -> str:
+    text = reader.get(key, str, required=True)
+    stage, _, status = text.partition("-")
+    if stage not in STAGES or status not in STATUSES:
+        raise reader.error(key, f"unknown outcome {text!r}: expected <stage>-<status>, stage in "
+                                f"{'/'.join(STAGES)}, status in {'/'.join(STATUSES)}")
+    return text
+
+
+def load_case(manifest: Path) -> Case:
+    manifest = Path(manifest)
+    case_dir = manifest.parent
+    try:
+        data = tomllib.loads(manifest.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise CaseError(f"{manifest}: not valid TOML: {e}") from None
+    top = _Reader(manifest, data)
+    top.reject_unknown({"title", "kind", "issues", "prs", "source", "matrix", "compare", "ir",
+                        "expect", "history"})
+
+    title = top.get("title", str, required=True)
+    kind = top.get("kind", str, required=True)
+    if kind not in KINDS:
+        raise top.error("kind", f"unknown kind {kind!r}; allowed: {', '.join(KINDS)}")
+    issues = top.str_list("issues")
+    if not issues:
+        raise top.error("issues", "must name at least one upstream issue")
+    for ref in issues + top.str_list("prs", ()):
+        if not ISSUE_REF.match(ref):
+            raise top.error("issues", f"{ref!r} is not of the form owner/repo#123")
+    prs = top.str_list("prs", ())
+
+    source = top.sub("source") if "source" in data else None
+    if source is None:
+        raise top.error("source", "is required but missing")
+    source.reject_unknown({"torch", "mlir", "function", "reference", "variant"})
+    torch_model = source.file("torch", case_dir, None)
+    mlir = source.file("mlir", case_dir, None)
+    if (torch_model is None) == (mlir is None) and kind != "ir":
+        raise source.error("torch", "give exactly one of 'torch' and 'mlir'")
+    reference = source.file("reference", case_dir, None)
+    if mlir is not None and kind == "numeric" and reference is None:
+        default_ref = case_dir / "reference.py"
+        if not default_ref.is_file():
+            raise source.error("reference", "an mlir numeric case needs reference.py "
+                                            "(example_inputs() and reference())")
+        reference = default_ref
+    variants = []
+    for v in source.subs("variant"):
+        v.reject_unknown({"compiler", "mlir"})
+        variants.append(Variant(v.specifier("compiler"), v.file("mlir", case_dir)))
+    function = source.get("function", str, "main")
+
+    matrix = top.sub("matrix") if "matrix" in data else _Reader(manifest, {}, "matrix")
+    matrix.reject_unknown({"targets", "opt_levels", "flags", "target_flags"})
+    targets = matrix.str_list("targets", TARGETS, allowed=TARGETS)
+    opt_levels = matrix.str_list("opt_levels", OPT_LEVELS, allowed=OPT_LEVELS)
+    flags = matrix.str_list("flags", ())
+    target_flags = {}
+    if "target_flags" in matrix.table:
+        tf = matrix.sub("target_flags")
+        for t in tf.table:
+            if t not in TARGETS:
+                raise tf.error(t, f"unknown target {t!r}; allowed: {', '.join(TARGETS)}")
+            target_flags[t] = tf.str_list(t)
+
+    compare = top.sub("compare") if "compare" in data else _Reader(manifest, {}, "compare")
+    compare.reject_unknown({"atol", "rtol", "output"})
+    atol = float(compare.get("atol", (int, float), 1e-5))
+    rtol = float(compare.get("rtol", (int, float), 1e-5))
+    rules = []
+    for r in compare.subs("output"):
+        r.reject_unknown({"index", "mode", "input", "axis"})
+        mode = r.get("mode", str, "values")
+        if mode not in COMPARE_MODES:
+            raise r.error("mode", f"unknown mode {mode!r}; allowed: {', '.join(COMPARE_MODES)}")
+        rule = OutputRule(r.get("index", int, required=True), mode, r.get("input", int, None),
+                          r.get("axis", int, -1))
+        if mode == "indices" and rule.input is None:
+            raise r.error("input", "mode 'indices' needs the index of the input it indexes")
+        rules.append(rule)
+
+    ir_checks = []
+    for c in top.subs("ir"):
+        c.reject_unknown({"name", "tool", "input", "args", "checks", "check_prefix", "compiler"})
+        tool = c.get("tool", str, "iree-opt")
+        if tool not in IR_TOOLS:
+            raise c.error("tool", f"unknown tool {tool!r}; allowed: {', '.join(IR_TOOLS)}")
+        ir_input = c.file("input", case_dir, None) or mlir
+        if ir_input is None:
+            raise c.error("input", "is required when the case has no model.mlir")
+        ir_checks.append(IrCheck(c.get("name", str, required=True), tool, ir_input,
+                                 c.str_list("args", ()), c.file("checks", case_dir),
+                                 c.get("check_prefix", str, "CHECK"), c.specifier("compiler")))
+    names = [c.name for c in ir_checks]
+    if len(set(names)) != len(names):
+        raise top.error("ir", f"check names must be unique, got {names}")
+    if kind == "ir" and not ir_checks:
+        raise top.error("ir", "an 'ir' case needs at least one [[ir]] check")
+
+    expectations = []
+    for e in top.subs("expect"):
+        e.reject_unknown({"targets", "opt_levels", "ir", "compiler", "outcome", "match", "reason"})
+        pattern = e.get("match", str, None)
+        try:
+            compiled = re.compile(pattern) if pattern else None
+        except re.error as err:
+            raise e.error("match", f"not a valid regex: {err}") from None
+        ir_names = e.str_list("ir", None, allowed=names) if "ir" in e.table else None
+        expectations.append(Expectation(
+            outcome=_outcome(e, "outcome"),
+            reason=e.get("reason", str, required=True),
+            targets=e.str_list("targets", None, allowed=TARGETS) if "targets" in e.table else None,
+            opt_levels=e.str_list("opt_levels", None, allowed=OPT_LEVELS) if "opt_levels" in e.table else None,
+            ir_checks=ir_names, compiler=e.specifier("compiler"), match=compiled))
+
+    hist = top.sub("history") if "history" in data else _Reader(manifest, {}, "history")
+    hist.reject_unknown({"status", "last_bad", "first_good", "bad_outcome", "bad_items"})
+    status = hist.get("status", str, "unknown")
+    if status not in ("fixed", "open", "unknown"):
+        raise hist.error("status", f"unknown status {status!r}; allowed: fixed, open, unknown")
+    history = History(status, hist.version("last_bad"), hist.version("first_good"),
+                      _outcome(hist, "bad_outcome") if "bad_outcome" in hist.table else None,
+                      hist.str_list("bad_items", ()))
+
+    return Case(slug=case_dir.name, dir=case_dir, manifest=manifest, title=title, kind=kind,
+                issues=issues, prs=prs, torch_model=torch_model, mlir=mlir,
+                variants=tuple(variants), reference=reference, function=function,
+                targets=targets, opt_levels=opt_levels, flags=flags, target_flags=target_flags,
+                atol=atol, rtol=rtol, output_rules=tuple(rules), ir_checks=tuple(ir_checks),
+                expectations=tuple(expectations), history=history, raw=data)
+
+
+def discover(root: Path) -> list[Path]:
+    """Every case.toml under root, sorted."""
+    return sorted(Path(root).glob("*/case.toml"))

@@ -1,0 +1,126 @@
+"""Compare IREE outputs with reference outputs and say why they differ.
+
+A diagnosis names the output, shape/dtype, max abs and rel error, how many elements
+are off, the worst index with both values, and a summary of each tensor (as
+torch-mlir's e2e suite does) instead of dumping arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .case import OutputRule
+
+
+@dataclass(frozen=True)
+class OutputDiagnosis:
+    index: int
+    ok: bool
+    message: str
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    mismatched: int = 0
+    total: int = 0
+
+
+@dataclass(frozen=True)
+class Comparison:
+    against: str  # "golden" or "eager"
+    outputs: tuple[OutputDiagnosis, ...] = field(default_factory=tuple)
+    problem: str = ""  # set when the outputs cannot be compared at all (count differs)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem and all(o.ok for o in self.outputs)
+
+    def summary(self) -> str:
+        if self.problem:
+            return f"vs {self.against}: {self.problem}"
+        bad = [o for o in self.outputs if not o.ok]
+        if not bad:
+            return f"vs {self.against}: {len(self.outputs)} output(s) match"
+        return f"vs {self.against}: " + "; ".join(o.message for o in bad)
+
+    def as_dict(self) -> dict:
+        return {"against": self.against, "ok": self.ok, "problem": self.problem,
+                "outputs": [o.__dict__ for o in self.outputs]}
+
+
+def tensor_summary(a: np.ndarray) -> str:
+    if a.size == 0:
+        return f"{a.dtype}{list(a.shape)} (empty)"
+    if a.dtype == np.bool_:
+        return f"bool{list(a.shape)} true={int(a.sum())}"
+    f = a.astype(np.float64)
+    return (f"{a.dtype}{list(a.shape)} min={f.min():.6g} max={f.max():.6g} "
+            f"mean={f.mean():.6g}")
+
+
+def _compare_values(i, actual, expected, atol, rtol) -> OutputDiagnosis:
+    if actual.shape != expected.shape:
+        return OutputDiagnosis(i, False, f"output {i}: shape {list(actual.shape)} != "
+                                         f"expected {list(expected.shape)}")
+    if actual.dtype.kind != expected.dtype.kind or actual.dtype.itemsize != expected.dtype.itemsize:
+        # i64 -> i32 demotion on some targets is a real difference worth seeing, but the
+        # values may still be right: compare them anyway and say so.
+        note = f" (dtype {actual.dtype} vs expected {expected.dtype})"
+    else:
+        note = ""
+    if actual.size == 0:
+        return OutputDiagnosis(i, True, f"output {i}: empty", total=0)
+    a = actual.astype(np.float64)
+    e = expected.astype(np.float64)
+    both_nan = np.isnan(a) & np.isnan(e)
+    diff = np.where(both_nan, 0.0, np.abs(a - e))
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    bad = diff > (atol + rtol * np.abs(e))
+    rel = diff / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
+    max_abs = float(diff.max())
+    max_rel = float(np.where(diff == 0, 0.0, rel).max())
+    mismatched = int(bad.sum())
+    if not mismatched:
+        return OutputDiagnosis(i, True, f"output {i}: ok{note}", max_abs, max_rel, 0, a.size)
+    worst = np.unravel_index(int(np.argmax(np.where(bad, diff, -1))), a.shape)
+    msg = (f"output {i}: {mismatched}/{a.size} elements differ (atol={atol:g}, rtol={rtol:g}); "
+           f"max abs err {max_abs:.6g}, max rel err {max_rel:.6g}; worst at {list(map(int, worst))}: "
+           f"got {actual[worst]!r}, expected {expected[worst]!r}{note}; "
+           f"got {tensor_summary(actual)}; expected {tensor_summary(expected)}")
+    return OutputDiagnosis(i, False, msg, max_abs, max_rel, mismatched, a.size)
+
+
+def _compare_indices(i, actual, expected, source, axis, atol, rtol) -> OutputDiagnosis:
+    """Indices pass when they pick the same values from `source` (ties in any order)."""
+    if actual.shape != expected.shape:
+        return OutputDiagnosis(i, False, f"output {i}: shape {list(actual.shape)} != "
+                                         f"expected {list(expected.shape)}")
+    limit = source.shape[axis]
+    if actual.size and (actual.min() < 0 or actual.max() >= limit):
+        return OutputDiagnosis(i, False, f"output {i}: indices out of range [0, {limit}): "
+                                         f"{tensor_summary(actual)}", mismatched=actual.size,
+                               total=actual.size)
+    picked = np.take_along_axis(source, actual.astype(np.int64), axis=axis)
+    wanted = np.take_along_axis(source, expected.astype(np.int64), axis=axis)
+    d = _compare_values(i, picked, wanted, atol, rtol)
+    if d.ok:
+        return OutputDiagnosis(i, True, f"output {i}: indices ok (ties allowed)", total=d.total)
+    return OutputDiagnosis(i, False, d.message.replace(f"output {i}:", f"output {i} (indices, "
+                                                       f"compared by the values they select):", 1),
+                           d.max_abs, d.max_rel, d.mismatched, d.total)
+
+
+def compare_outputs(actual: list[np.ndarray], expected: list[np.ndarray], inputs: list[np.ndarray],
+                    atol: float, rtol: float, rules: tuple[OutputRule, ...] = (),
+                    against: str = "golden") -> Comparison:
+    if len(actual) != len(expected):
+        return Comparison(against, problem=f"{len(actual)} outputs, expected {len(expected)}")
+    by_index = {r.index: r for r in rules}
+    results = []
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        rule = by_index.get(i)
+        if rule and rule.mode == "indices":
+            results.append(_compare_indices(i, a, e, inputs[rule.input], rule.axis, atol, rtol))
+        else:
+            results.append(_compare_values(i, a, e, atol, rtol))
+    return Comparison(against, tuple(results))

@@ -1,0 +1,32 @@
+"""Import a PyTorch model to MLIR with iree-turbine (torch dialect, function @main)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .reference import load_program
+
+
+def export_mlir(model_path: Path) -> str:
+    import torch
+    from iree.turbine import aot
+
+    program = load_program(model_path)
+    args = tuple(program.example_inputs())
+    dynamic = program.dynamic_shapes() if hasattr(program, "dynamic_shapes") else None
+    with torch.no_grad():
+        exported = aot.export(program.Model().eval(), args=args, dynamic_shapes=dynamic)
+    return str(exported.mlir_module)
+
+
+def versions() -> dict[str, str]:
+    """Versions that decide what an import produces (part of its cache key)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for pkg in ("torch", "iree-turbine"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "missing"
+    return out

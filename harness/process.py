@@ -1,0 +1,195 @@
+"""Run one external tool under a time and memory bound and classify how it ended.
+
+Every iree-compile / iree-opt / iree-run-module call goes through `run_bounded`, so a
+compiler that segfaults, asserts, hangs or grows without bound becomes a value the
+harness records, never a dead test run. Memory is bounded by watching the resident
+set of the tool's process group (not RLIMIT_AS: LLVM reserves far more address space
+than it touches, so an address-space limit kills healthy compiles).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Text that LLVM/MLIR tools print when they die of an internal error. A tool wrapped
+# by a shell or a Python launcher reports such a death as an exit code, not a signal.
+CRASH_MARKERS = (
+    "PLEASE submit a bug report",
+    "Stack dump:",
+    "Assertion `",
+    "LLVM ERROR:",
+    "Segmentation fault",
+    "core dumped",
+)
+
+STDERR_TAIL_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    argv: tuple[str, ...]
+    returncode: int | None  # None when the harness killed it
+    stdout: bytes
+    stderr: str
+    seconds: float
+    peak_rss_mb: float
+    timed_out: bool = False
+    out_of_memory: bool = False
+    signal_name: str | None = None  # set when the tool died of a signal it did not ask for
+
+    @property
+    def crashed(self) -> bool:
+        if self.timed_out or self.out_of_memory:
+            return False
+        if self.signal_name is not None:
+            return True
+        return self.returncode not in (0, None) and any(m in self.stderr for m in CRASH_MARKERS)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not (self.timed_out or self.out_of_memory)
+
+    def status(self) -> str:
+        """ok | fail | crash | timeout | oom."""
+        if self.timed_out:
+            return "timeout"
+        if self.out_of_memory:
+            return "oom"
+        if self.crashed:
+            return "crash"
+        return "ok" if self.returncode == 0 else "fail"
+
+    def stderr_tail(self, chars: int = STDERR_TAIL_CHARS) -> str:
+        return self.stderr[-chars:]
+
+
+@dataclass(frozen=True)
+class Bounds:
+    timeout_s: float = 300.0
+    memory_mb: float = 8192.0
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def display(argv) -> str:
+    """The command as a person would paste it into a shell."""
+    return shlex.join(str(a) for a in argv)
+
+
+def _rss_mb(pids: list[int]) -> float:
+    total_kb = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status", "rb") as f:
+                for line in f:
+                    if line.startswith(b"VmRSS:"):
+                        total_kb += int(line.split()[1])
+                        break
+        except (FileNotFoundError, ProcessLookupError, ValueError):
+            pass
+    return total_kb / 1024.0
+
+
+def _group_pids(pgid: int) -> list[int]:
+    """Processes in the tool's process group (iree-compile may start iree-lld)."""
+    pids = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            if int(fields[2]) == pgid:  # field 5 of stat: pgrp
+                pids.append(int(entry.name))
+        except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+            pass
+    return pids
+
+
+def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None,
+                cwd: Path | None = None) -> ProcessResult:
+    """Run argv (a list, never a shell string) under `bounds`.
+
+    stdout goes to `stdout_path` when given (large IR), else is captured.
+    """
+    argv = tuple(str(a) for a in argv)
+    env = dict(os.environ)
+    env.update(bounds.env)
+    out_file = open(stdout_path, "wb") if stdout_path else subprocess.PIPE
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(argv, stdout=out_file, stderr=subprocess.PIPE, cwd=cwd,
+                                env=env, start_new_session=True)
+    except OSError as e:
+        if stdout_path:
+            out_file.close()
+        return ProcessResult(argv, 127, b"", f"cannot start {argv[0]}: {e}", 0.0, 0.0)
+
+    # Drain pipes on threads so a chatty tool cannot block on a full pipe while we poll.
+    chunks: dict[str, list[bytes]] = {"out": [], "err": []}
+
+    def drain(stream, key):
+        for block in iter(lambda: stream.read(65536), b""):
+            chunks[key].append(block)
+
+    threads = [threading.Thread(target=drain, args=(proc.stderr, "err"), daemon=True)]
+    if proc.stdout is not None:
+        threads.append(threading.Thread(target=drain, args=(proc.stdout, "out"), daemon=True))
+    for t in threads:
+        t.start()
+
+    peak = 0.0
+    timed_out = oom = False
+    poll = 0.002  # start fast: most tool calls here finish in well under a second
+    polls = 0
+    while proc.poll() is None:
+        elapsed = time.monotonic() - start
+        # Reading all of /proc is costly; the group is checked every few polls.
+        pids = _group_pids(proc.pid) if polls % 8 == 7 else [proc.pid]
+        peak = max(peak, _rss_mb(pids))
+        if peak > bounds.memory_mb:
+            oom = True
+        elif elapsed > bounds.timeout_s:
+            timed_out = True
+        if oom or timed_out:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+            break
+        time.sleep(poll)
+        poll = min(poll * 1.5, 0.05)
+        polls += 1
+    seconds = time.monotonic() - start
+    for t in threads:
+        t.join(timeout=5)
+    if stdout_path:
+        out_file.close()
+    # Catch up with any grandchildren still holding the group after the tool exited.
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+    rc = proc.returncode
+    sig = None
+    if rc is not None and rc < 0 and not (timed_out or oom):
+        sig = signal.Signals(-rc).name
+    return ProcessResult(
+        argv=argv,
+        returncode=None if (timed_out or oom) else rc,
+        stdout=b"".join(chunks["out"]),
+        stderr=b"".join(chunks["err"]).decode("utf-8", errors="replace"),
+        seconds=seconds,
+        peak_rss_mb=peak,
+        timed_out=timed_out,
+        out_of_memory=oom,
+        signal_name=sig,
+    )

@@ -1,0 +1,67 @@
+"""Results as JSON lines, written as each item finishes.
+
+One line per item, appended with a single write, so a killed run loses nothing it
+finished and concurrent xdist workers never interleave lines. JUnit XML comes from
+pytest itself (the plugin points it at reports/junit.xml).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from .toolchain import Toolchain
+
+RESULTS_NAME = "results.jsonl"
+
+
+def package_versions() -> dict[str, str]:
+    out = {}
+    for pkg in ("iree-base-compiler", "iree-base-runtime", "iree-turbine", "torch", "numpy"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = ""
+    return out
+
+
+def environment(toolchain: Toolchain, devices: dict[str, tuple[str, ...]]) -> dict:
+    return {"compiler_version": toolchain.compiler_version,
+            "compiler_revision": toolchain.compiler_revision,
+            "runtime_version": toolchain.runtime_version, "toolchain": toolchain.source,
+            "packages": package_versions(), "host": platform.node(), "machine": platform.machine(),
+            "devices": {k: list(v) for k, v in devices.items()}}
+
+
+class ResultsWriter:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    def start(self, header: dict):
+        """Called once per run (by the controller, not by xdist workers)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps({"type": "run", **header}, default=str) + "\n")
+
+    def append(self, record: dict):
+        line = (json.dumps({"type": "item", **record}, default=str) + "\n").encode()
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+
+
+def read_results(path: Path) -> tuple[dict, list[dict]]:
+    header, items = {}, []
+    for line in Path(path).read_text().splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if record.get("type") == "run":
+            header = record
+        else:
+            items.append(record)
+    return header, items

@@ -1,0 +1,133 @@
+"""Run one item through its stages and decide its verdict.
+
+Free of pytest, so the plugin, `iree-regress prove` and bisect share one definition of
+what an item's outcome is and whether it was expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .case import Case, Expectation, IrCheck
+from .stages import (Settings, StageResult, compare_stage, compile_flags, compile_stage,
+                     import_stage, ir_stage, run_stage)
+
+
+@dataclass
+class ItemResult:
+    case: Case
+    name: str  # "cpu-O3" or "ir-<check>"
+    target: str | None
+    opt_level: str | None
+    ir_check: str | None
+    compiler: str  # version string of the compiler used
+    stages: list[StageResult] = field(default_factory=list)
+
+    @property
+    def failing_stage(self) -> StageResult | None:
+        for s in self.stages:
+            if s.status not in ("ok", "skip"):
+                return s
+        return None
+
+    @property
+    def outcome(self) -> str:
+        """pass | skip | <stage>-<status> of the first stage that did not end ok."""
+        bad = self.failing_stage
+        if bad:
+            return f"{bad.stage}-{bad.status}"
+        if self.stages and all(s.status == "skip" for s in self.stages):
+            return "skip"
+        return "pass"
+
+    @property
+    def compile_only(self) -> bool:
+        return any(s.stage == "run" and s.status == "skip" for s in self.stages)
+
+    @property
+    def seconds(self) -> float:
+        return sum(s.seconds for s in self.stages if not s.cached)
+
+    def reproducer(self) -> str:
+        """One line: the commands that reproduce this item, and the compiler version."""
+        # An import that worked is not part of the reproducer: its MLIR is (the path).
+        commands = [s.command for s in self.stages
+                    if s.command and s.stage != "compare" and not (s.stage == "import" and s.ok)]
+        return " && ".join(commands) + f"   # IREE {self.compiler}"
+
+    def as_dict(self) -> dict:
+        return {"case": self.case.slug, "item": self.name, "target": self.target,
+                "opt_level": self.opt_level, "ir_check": self.ir_check, "compiler": self.compiler,
+                "outcome": self.outcome, "compile_only": self.compile_only,
+                "seconds": round(self.seconds, 3), "issues": list(self.case.issues),
+                "stages": [s.as_dict() for s in self.stages]}
+
+
+def run_matrix_item(case: Case, target: str, opt_level: str, settings: Settings) -> ItemResult:
+    item = ItemResult(case, f"{target}-{opt_level}", target, opt_level, None,
+                      settings.toolchain.compiler_version)
+    imported, mlir = import_stage(case, settings)
+    item.stages.append(imported)
+    if not imported.ok:
+        return item
+    compiled, vmfb = compile_stage(mlir, compile_flags(case, target, opt_level, settings), settings)
+    item.stages.append(compiled)
+    if not compiled.ok or case.kind == "compile":
+        return item
+    ran, outputs = run_stage(case, target, vmfb, settings)
+    item.stages.append(ran)
+    if not ran.ok:
+        return item
+    item.stages.append(compare_stage(case, outputs, settings))
+    return item
+
+
+def run_ir_item(case: Case, check: IrCheck, settings: Settings) -> ItemResult:
+    item = ItemResult(case, f"ir-{check.name}", None, None, check.name,
+                      settings.toolchain.compiler_version)
+    item.stages.append(ir_stage(case, check, settings))
+    return item
+
+
+# Verdicts. The outcome table, as in iree-test-suites' conftest:
+#
+#   expectation                | item outcome                  | verdict
+#   ---------------------------+-------------------------------+---------------------------
+#   none                       | pass                          | PASS (COMPILE-ONLY if run skipped)
+#   none                       | skip                          | SKIP
+#   none                       | <stage>-<status>              | FAIL
+#   expects X (match holds)    | X                             | XFAIL  (the known bug, still there)
+#   expects X                  | pass                          | XPASS  (a failure: fixed upstream?
+#                              |                               |         update the case)
+#   expects X                  | Y != X, or match fails        | FAIL   (a different failure)
+PASS, FAIL, XFAIL, XPASS, SKIP = "PASS", "FAIL", "XFAIL", "XPASS", "SKIP"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str  # PASS | FAIL | XFAIL | XPASS | SKIP
+    message: str
+
+
+def expectation_for(result: ItemResult, release) -> Expectation | None:
+    return result.case.expectation_for(result.target, result.opt_level, result.ir_check, release)
+
+
+def verdict(result: ItemResult, expectation: Expectation | None) -> Verdict:
+    outcome = result.outcome
+    bad = result.failing_stage
+    if outcome == "skip":
+        return Verdict(SKIP, "; ".join(s.detail for s in result.stages if s.detail))
+    if expectation is None:
+        if outcome == "pass":
+            note = next((s.detail for s in result.stages if s.status == "skip"), "")
+            return Verdict(PASS, note)
+        return Verdict(FAIL, f"{outcome}: {bad.detail}")
+    if outcome == "pass":
+        return Verdict(XPASS, f"expected {expectation.outcome} ({expectation.reason}) but the item "
+                              f"passed: fixed upstream? update the case's [[expect]] and [history]")
+    text = f"{bad.detail}\n{bad.log}"
+    if outcome == expectation.outcome and (expectation.match is None or expectation.match.search(text)):
+        return Verdict(XFAIL, f"{outcome} as expected: {expectation.reason}")
+    wanted = expectation.outcome + (f" matching /{expectation.match.pattern}/" if expectation.match else "")
+    return Verdict(FAIL, f"{outcome} ({bad.detail}), but the case expects {wanted}: {expectation.reason}")

@@ -1,0 +1,279 @@
+"""The stages of one item: import -> compile -> run -> compare, or ir.
+
+Each stage returns a StageResult; none raises for a tool's failure. A tool that
+crashes, hangs, runs out of memory or writes something unreadable becomes a result
+with that status, the command that did it and the tail of what it printed.
+Results of deterministic work (imports, compiles, ir checks, runs) are cached by
+content + flags + tool versions (cache.py), so a rerun repeats none of it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import targets
+from .cache import Cache, digest, read_meta
+from .case import Case, IrCheck
+from .compare import compare_outputs
+from .process import Bounds, ProcessResult, display, run_bounded
+from .reference import load_arrays, npy_files
+from .toolchain import Toolchain
+
+# A vmfb is a zip (flatbuffer + embedded executables) or a bare flatbuffer whose file
+# identifier "IREE" sits at byte 4. Anything else written as a module is garbage.
+_VMFB_MAGICS = ((0, b"PK\x03\x04"), (4, b"IREE"))
+
+
+@dataclass
+class StageResult:
+    stage: str  # import | compile | run | compare | ir
+    status: str  # ok | fail | crash | timeout | oom | garbage | skip
+    detail: str = ""  # one line: why it is not ok, or a note on an ok/skip
+    log: str = ""  # tail of the tool's stderr (or the full diagnosis)
+    command: str = ""  # the exact command, pasteable
+    seconds: float = 0.0
+    peak_rss_mb: float = 0.0
+    cached: bool = False
+    data: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How this run calls tools; one per pytest session."""
+    toolchain: Toolchain
+    cache: Cache
+    compile_bounds: Bounds = Bounds(timeout_s=300, memory_mb=8192)
+    run_bounds: Bounds = Bounds(timeout_s=120, memory_mb=8192)
+    import_bounds: Bounds = Bounds(timeout_s=300, memory_mb=8192)
+    target_options: targets.TargetOptions = targets.TargetOptions()
+    cache_runs: bool = True
+    python: str = sys.executable  # runs the torch job
+
+
+def _tool_name(settings: Settings, path: Path) -> str:
+    """Show installed tools by name (they are on PATH), others by their full path."""
+    return path.name if settings.toolchain.source == "installed packages" else str(path)
+
+
+def _from_process(stage: str, proc: ProcessResult, shown_command: str) -> StageResult:
+    status = proc.status()
+    detail = {
+        "ok": "",
+        "fail": f"exit code {proc.returncode}",
+        "crash": f"crashed ({proc.signal_name or f'exit code {proc.returncode}'})",
+        "timeout": f"killed after {proc.seconds:.0f} s (time bound)",
+        "oom": f"killed at {proc.peak_rss_mb:.0f} MB resident (memory bound)",
+    }[status]
+    last = _last_diagnostic(proc.stderr)
+    if last and status != "ok":
+        detail = f"{detail}: {last}"
+    return StageResult(stage, status, detail, proc.stderr_tail(), shown_command, proc.seconds,
+                       proc.peak_rss_mb)
+
+
+def _last_diagnostic(stderr: str) -> str:
+    """The most telling line of a tool's stderr: its first 'error:' or assertion."""
+    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
+    for marker in ("Assertion `", "error:", "LLVM ERROR:", "ERROR", "Error"):
+        for line in lines:
+            if marker in line:
+                return line[:300]
+    return lines[-1][:300] if lines else ""
+
+
+def _cached_result(entry: Path) -> StageResult:
+    meta = read_meta(entry)
+    result = StageResult(**meta["result"])
+    result.cached = True
+    return result
+
+
+# ---------------------------------------------------------------------------- import
+
+def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageResult, Path | None]:
+    """Run the case's PyTorch program once (cached): eager outputs, and its MLIR."""
+    from .importers import versions  # cheap: reads package metadata only
+
+    program = case.reference_program
+    key = digest("torch-job", program, [p.read_bytes() for p in npy_files(case.inputs_dir)],
+                 versions(), import_mlir)
+    stage = "import" if import_mlir else "compare"
+    with settings.cache.compute_once("torch", key) as done:
+        if done:
+            return _cached_result(done), done
+        out = settings.cache.scratch("torch-")
+        argv = [settings.python, "-m", "harness.torch_job", program, case.inputs_dir, out]
+        if import_mlir:
+            argv.append("--import-mlir")
+        proc = run_bounded(argv, settings.import_bounds, cwd=Path(__file__).resolve().parent.parent)
+        result = _from_process(stage, proc, display(argv))
+        if result.ok and import_mlir and not (out / "model.mlir").is_file():
+            result.status, result.detail = "garbage", "the import wrote no model.mlir"
+        if not result.ok:
+            shutil.rmtree(out, ignore_errors=True)
+            return result, None  # failures of the torch side are not cached: cheap to retry
+        files = {p.name: p for p in out.iterdir()}
+        entry = settings.cache.store("torch", key, {"result": result.as_dict()}, files)
+        shutil.rmtree(out, ignore_errors=True)
+        return result, entry
+
+
+def import_stage(case: Case, settings: Settings) -> tuple[StageResult, Path | None]:
+    """The MLIR to compile: imported from PyTorch, or the case's own (per release)."""
+    if case.torch_model is None:
+        mlir = case.mlir_for(settings.toolchain.release)
+        return StageResult("import", "ok", f"mlir input {mlir.name}"), mlir
+    result, entry = torch_job(case, settings, import_mlir=True)
+    return result, (entry / "model.mlir") if entry else None
+
+
+# --------------------------------------------------------------------------- compile
+
+def compile_flags(case: Case, target: str, opt_level: str, settings: Settings) -> list[str]:
+    flags = targets.compile_flags(target, opt_level, settings.toolchain.release,
+                                  settings.target_options)
+    return flags + list(case.flags) + list(case.target_flags.get(target, ()))
+
+
+def is_vmfb(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+    except OSError:
+        return False
+    return any(head[at:at + len(magic)] == magic for at, magic in _VMFB_MAGICS)
+
+
+def compile_stage(mlir: Path, flags: list[str], settings: Settings) -> tuple[StageResult, Path | None]:
+    tc = settings.toolchain
+    host = targets.host_cpu_id() if targets.uses_host_cpu(flags) else ""
+    key = digest("compile", mlir, flags, tc.fingerprint(), host)
+    shown = display([_tool_name(settings, tc.compile), mlir, *flags, "-o", "module.vmfb"])
+    with settings.cache.compute_once("compile", key) as done:
+        if done:
+            result = _cached_result(done)
+            return result, (done / "module.vmfb") if result.ok else None
+        out = settings.cache.scratch("compile-")
+        vmfb = out / "module.vmfb"
+        proc = run_bounded([tc.compile, mlir, *flags, "-o", vmfb], settings.compile_bounds)
+        result = _from_process("compile", proc, shown)
+        if result.ok and not is_vmfb(vmfb):
+            result.status = "garbage"
+            result.detail = "iree-compile exited 0 but wrote no readable module"
+        files = {"module.vmfb": vmfb} if result.ok else {}
+        if result.status != "timeout":  # a timeout can be the machine's load: retry next run
+            entry = settings.cache.store("compile", key, {"result": result.as_dict(), "flags": flags},
+                                         files)
+            shutil.rmtree(out, ignore_errors=True)
+            return result, (entry / "module.vmfb") if result.ok else None
+        shutil.rmtree(out, ignore_errors=True)
+        return result, None
+
+
+# ------------------------------------------------------------------------------- run
+
+def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[StageResult, list[np.ndarray] | None]:
+    tc = settings.toolchain
+    device = targets.run_device(target, str(tc.run_module))
+    if device is None:
+        return StageResult("run", "skip", f"compile-only: no {target} device here"), None
+    inputs = npy_files(case.inputs_dir)
+    n_outputs = len(npy_files(case.expected_dir))
+    args = [f"--module={vmfb}", f"--device={device}", f"--function={case.function}"]
+    args += [f"--input=@{p}" for p in inputs]
+    key = digest("run", vmfb, [p.read_bytes() for p in inputs], device, tc.runtime_version,
+                 tc.fingerprint(), n_outputs)
+    out_names = [f"out{i}.npy" for i in range(n_outputs)]
+    with settings.cache.compute_once("run", key) as done:
+        if done and settings.cache_runs:
+            result = _cached_result(done)
+            return result, ([np.load(done / n) for n in out_names] if result.ok else None)
+        out = settings.cache.scratch("run-")
+        argv = [tc.run_module, *args, *[f"--output=@{out / n}" for n in out_names]]
+        shown = display([_tool_name(settings, tc.run_module), *args,
+                         *[f"--output=@{n}" for n in out_names]])
+        proc = run_bounded(argv, settings.run_bounds)
+        result = _from_process("run", proc, shown)
+        outputs = None
+        if result.ok:
+            try:
+                outputs = [np.load(out / n) for n in out_names]
+            except (OSError, ValueError) as e:
+                result.status = "garbage"
+                result.detail = f"iree-run-module exited 0 but its outputs are unreadable: {e}"
+        if result.status in ("ok", "fail", "crash", "garbage"):
+            settings.cache.store("run", key, {"result": result.as_dict()},
+                                 {n: out / n for n in out_names if (out / n).is_file()} if result.ok else {})
+        shutil.rmtree(out, ignore_errors=True)
+        return result, outputs
+
+
+# --------------------------------------------------------------------------- compare
+
+def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> StageResult:
+    start = time.monotonic()
+    inputs = load_arrays(case.inputs_dir)
+    golden = load_arrays(case.expected_dir)
+    checks = [compare_outputs(outputs, golden, inputs, case.atol, case.rtol, case.output_rules,
+                              "golden")]
+    eager_result, entry = torch_job(case, settings, import_mlir=case.torch_model is not None)
+    if entry is None:
+        return StageResult("compare", eager_result.status,
+                           f"PyTorch eager reference failed: {eager_result.detail}",
+                           eager_result.log, eager_result.command)
+    eager = [np.load(p) for p in npy_files(entry) if p.name.startswith("eager")]
+    checks.append(compare_outputs(outputs, eager, inputs, case.atol, case.rtol, case.output_rules,
+                                  "eager"))
+    ok = all(c.ok for c in checks)
+    detail = " | ".join(c.summary() for c in checks if not c.ok) if not ok else \
+        " | ".join(c.summary() for c in checks)
+    return StageResult("compare", "ok" if ok else "fail", detail, "", "",
+                       time.monotonic() - start, data={"comparisons": [c.as_dict() for c in checks]})
+
+
+# -------------------------------------------------------------------------------- ir
+
+def ir_stage(case: Case, check: IrCheck, settings: Settings) -> StageResult:
+    tc = settings.toolchain
+    if settings.toolchain.release not in check.compiler:
+        return StageResult("ir", "skip", f"check is for compilers {check.compiler}, "
+                                         f"this is {tc.compiler_version}")
+    tool = tc.opt if check.tool == "iree-opt" else tc.compile
+    ir_input = case.mlir_for(tc.release) if check.input == case.mlir else check.input
+    filecheck = [settings.python, "-m", "filecheck", check.checks, f"--check-prefix={check.check_prefix}"]
+    key = digest("ir", ir_input, check.args, check.checks, check.check_prefix, tc.fingerprint())
+    shown = (display([_tool_name(settings, tool), ir_input, *check.args]) + " | "
+             + display(["filecheck", check.checks, f"--check-prefix={check.check_prefix}"]))
+    with settings.cache.compute_once("ir", key) as done:
+        if done:
+            return _cached_result(done)
+        out = settings.cache.scratch("ir-")
+        produced = out / "output.mlir"
+        proc = run_bounded([tool, ir_input, *check.args], settings.compile_bounds, stdout_path=produced)
+        result = _from_process("ir", proc, shown)
+        if result.ok:
+            fc = run_bounded([*filecheck, f"--input-file={produced}"], settings.run_bounds)
+            if not fc.ok:
+                result = StageResult("ir", "fail", "FileCheck: " + _last_diagnostic(fc.stdout.decode(errors="replace") + fc.stderr),
+                                     (fc.stdout.decode(errors="replace") + fc.stderr)[-4000:], shown,
+                                     proc.seconds + fc.seconds, proc.peak_rss_mb)
+            else:
+                result.seconds = proc.seconds + fc.seconds
+        if result.status != "timeout":
+            settings.cache.store("ir", key, {"result": result.as_dict()},
+                                 {"output.mlir": produced} if produced.exists() else {})
+        shutil.rmtree(out, ignore_errors=True)
+        return result

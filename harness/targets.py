@@ -1,0 +1,141 @@
+"""Target profiles, the flags each compiler release spells for them, and devices here.
+
+A profile says what a target means (cpu = llvm-cpu on local-task, ...). `compile_flags`
+turns profile + optimization level into the flags of ONE compiler release, because
+IREE renamed them across releases. Each rename is a row in a table below, with the
+release that introduced the new spelling, so a reader can check it against
+`iree-compile --help-hidden` of that release (tests/test_targets.py does, for every
+release installed on the machine).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.version import Version
+
+TARGETS = ("cpu", "vulkan", "hip", "cuda")
+OPT_LEVELS = ("O0", "O1", "O2", "O3")
+
+DEFAULT_HIP_ARCH = "gfx942"
+DEFAULT_CUDA_ARCH = "sm_80"
+
+# (first release with the spelling, spelling). Newest first; the first row whose
+# release is <= the compiler's release wins.
+HIP_ARCH_FLAG = (
+    (Version("3.12.0"), "--iree-rocm-target={arch}"),  # renamed in 3.12
+    (Version("0"), "--iree-hip-target={arch}"),
+)
+# --iree-opt-level appeared in 3.3.0; older compilers have no single switch for it.
+OPT_LEVEL_FLAG = (
+    (Version("3.3.0"), "--iree-opt-level={level}"),
+    (Version("0"), None),
+)
+
+
+@dataclass(frozen=True)
+class TargetProfile:
+    name: str
+    driver: str  # runtime HAL driver, as in `--device=<driver>` / `--list_devices=<driver>`
+    description: str
+
+
+PROFILES = {
+    "cpu": TargetProfile("cpu", "local-task", "llvm-cpu, run on local-task"),
+    "vulkan": TargetProfile("vulkan", "vulkan", "vulkan-spirv, run on a Vulkan device (Mesa lavapipe here)"),
+    "hip": TargetProfile("hip", "hip", "rocm/hip, compile-only unless a HIP device exists"),
+    "cuda": TargetProfile("cuda", "cuda", "cuda, compile-only unless a CUDA device exists"),
+}
+
+
+@dataclass(frozen=True)
+class TargetOptions:
+    hip_arch: str = DEFAULT_HIP_ARCH
+    cuda_arch: str = DEFAULT_CUDA_ARCH
+
+
+def _spelling(table, release: Version):
+    for first, spelling in table:
+        if release >= first:
+            return spelling
+    return None
+
+
+def opt_level_supported(release: Version) -> bool:
+    return _spelling(OPT_LEVEL_FLAG, release) is not None
+
+
+def compile_flags(target: str, opt_level: str, release: Version,
+                  options: TargetOptions = TargetOptions()) -> list[str]:
+    """The iree-compile flags for one (target, opt level) on compiler `release`."""
+    if target not in PROFILES:
+        raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
+    if opt_level not in OPT_LEVELS:
+        raise ValueError(f"unknown opt level {opt_level!r}; known: {', '.join(OPT_LEVELS)}")
+    if target == "cpu":
+        flags = ["--iree-hal-target-device=local",
+                 "--iree-hal-local-target-device-backends=llvm-cpu",
+                 "--iree-llvmcpu-target-cpu=host"]
+    elif target == "vulkan":
+        flags = ["--iree-hal-target-device=vulkan"]
+    elif target == "hip":
+        flags = ["--iree-hal-target-device=hip",
+                 _spelling(HIP_ARCH_FLAG, release).format(arch=options.hip_arch)]
+    else:
+        flags = ["--iree-hal-target-device=cuda", f"--iree-cuda-target={options.cuda_arch}"]
+    level_flag = _spelling(OPT_LEVEL_FLAG, release)
+    if level_flag:
+        flags.append(level_flag.format(level=opt_level))
+    return flags
+
+
+def flag_names(flags: list[str]) -> list[str]:
+    return [f.split("=", 1)[0] for f in flags]
+
+
+def uses_host_cpu(flags: list[str]) -> bool:
+    """Whether the module depends on this machine's CPU (cache keys must say so)."""
+    return any(f == "--iree-llvmcpu-target-cpu=host" for f in flags)
+
+
+@functools.lru_cache(maxsize=None)
+def host_cpu_id() -> str:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown"
+    model = re.search(r"^model name\s*:\s*(.*)$", text, re.M)
+    flags = re.search(r"^flags\s*:\s*(.*)$", text, re.M)
+    # Python's hash() is salted per process; a cache key needs a stable digest.
+    digest = hashlib.sha256((flags.group(1) if flags else "").encode()).hexdigest()[:16]
+    return f"{model.group(1) if model else '?'}|{digest}"
+
+
+@functools.lru_cache(maxsize=None)
+def list_devices(run_module: str, driver: str) -> tuple[str, ...]:
+    """Device URIs the runtime sees for a driver, e.g. ('vulkan://GPU-6d65...',).
+
+    Runtimes up to 3.11 hide Mesa's software Vulkan device from a plain
+    `--device=vulkan`, but list it; the listed URI works on every release.
+    """
+    try:
+        out = subprocess.run([run_module, f"--list_devices={driver}"], capture_output=True,
+                             text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return tuple(line.strip() for line in out.stdout.splitlines()
+                 if line.strip().startswith(f"{driver}://"))
+
+
+def run_device(target: str, run_module: str) -> str | None:
+    """The --device for running `target` here, or None when nothing here can run it."""
+    profile = PROFILES[target]
+    if target == "cpu":
+        return "local-task"
+    devices = list_devices(str(run_module), profile.driver)
+    return devices[0] if devices else None

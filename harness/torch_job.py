@@ -1,0 +1,38 @@
+"""The one place the harness runs PyTorch: a subprocess, so a torch or iree-turbine
+crash is a recorded import failure and pytest workers never pay for `import torch`.
+
+    python -m harness.torch_job PROGRAM.py INPUTS_DIR OUT_DIR [--import-mlir]
+
+writes OUT_DIR/eager<i>.npy (eager outputs on the stored inputs) and, with
+--import-mlir, OUT_DIR/model.mlir (iree-turbine export).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.torch_job")
+    parser.add_argument("program", type=Path)
+    parser.add_argument("inputs_dir", type=Path)
+    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("--import-mlir", action="store_true")
+    args = parser.parse_args(argv)
+
+    from .reference import eager, load_arrays, load_program, save_arrays
+
+    program = load_program(args.program)
+    inputs = load_arrays(args.inputs_dir)
+    save_arrays(args.out_dir, "eager", eager(program, inputs))
+    if args.import_mlir:
+        from .importers import export_mlir
+
+        (args.out_dir / "model.mlir").write_text(export_mlir(args.program))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
