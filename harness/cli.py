@@ -1,8 +1,13 @@
 """`iree-regress`: the command line around the suite.
 
-    iree-regress run [PYTEST ARGS]      pytest cases/ with the plugin (same options)
-    iree-regress golden SLUG...         (re)write a case's inputs/ and expected/ from PyTorch
-    iree-regress env                    toolchain, package versions, devices seen here
+    iree-regress run [PYTEST ARGS]                 pytest cases/ with the plugin
+    iree-regress golden SLUG...                    write a case's inputs/ and expected/ from PyTorch
+    iree-regress env                               toolchain, package versions, devices here
+    iree-regress bisect CASE::ITEM --good V --bad V
+                                                   first release where the item's outcome changes
+    iree-regress prove [SLUG...]                   run cases on their known-bad / known-good releases
+    iree-regress git-bisect-run CASE::ITEM --tools-dir DIR
+                                                   exit 0 good / 1 bad / 125 skip, for `git bisect run`
 """
 
 from __future__ import annotations
@@ -10,44 +15,28 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from . import targets
-from .case import CaseError, load_case
+from .case import CaseError, discover
+from .probe import CASES_DIR, find_case, parse_ref, run_item, settings_with
 
-CASES_DIR = Path("cases")
-
-
-def case_dir(slug_or_path: str) -> Path:
-    p = Path(slug_or_path)
-    if p.name == "case.toml":
-        p = p.parent
-    if not (p / "case.toml").is_file():
-        p = CASES_DIR / slug_or_path
-    if not (p / "case.toml").is_file():
-        raise SystemExit(f"iree-regress: no case {slug_or_path!r} (looked for {p / 'case.toml'})")
-    return p
+EXIT_GOOD, EXIT_BAD, EXIT_SKIP = 0, 1, 125
 
 
 def cmd_golden(args) -> int:
     from .reference import write_golden
 
-    status = 0
     for slug in args.cases:
-        d = case_dir(slug)
-        try:
-            case = load_case(d / "case.toml")
-        except CaseError as e:
-            print(f"iree-regress: {e}", file=sys.stderr)
-            status = 1
-            continue
+        case = find_case(slug)
         if case.reference_program is None:
             print(f"{case.slug}: no PyTorch program (kind {case.kind}); nothing to write")
             continue
-        inputs, outputs = write_golden(case.reference_program, d)
+        inputs, outputs = write_golden(case.reference_program, case.dir)
         print(f"{case.slug}: wrote {len(inputs)} input(s), {len(outputs)} expected output(s) "
               f"from {case.reference_program.name}")
-    return status
+    return 0
 
 
 def cmd_env(args) -> int:
@@ -61,10 +50,165 @@ def cmd_env(args) -> int:
     return 0
 
 
-def cmd_run(args, rest) -> int:
+def cmd_run(rest) -> int:
     import pytest
 
     return pytest.main([str(CASES_DIR), *rest])
+
+
+def _source(args):
+    from .releases import ReleaseSource
+
+    return ReleaseSource(args.find_links, args.no_index)
+
+
+def _bad_outcomes(case, item, args) -> tuple[str, ...]:
+    """What counts as the bug: --bad-outcome, else the case's own history/expectations."""
+    if args.bad_outcome:
+        return tuple(args.bad_outcome.split(","))
+    found = [case.history.bad_outcome] if case.history.bad_outcome else []
+    target, _, level = item.rpartition("-")
+    found += [e.outcome for e in case.expectations
+              if (e.targets is None or target in e.targets)
+              and (e.opt_levels is None or level in e.opt_levels)]
+    if not found:
+        raise SystemExit(f"iree-regress: {case.slug} records no bad outcome for {item}; "
+                         "pass --bad-outcome (e.g. compile-fail, compare-fail, compile-crash)")
+    return tuple(dict.fromkeys(found))
+
+
+def _toolchains_in(tools_dir: Path) -> dict[str, Path]:
+    """--tools-dir DIR for bisect: DIR/<version or commit>/ each holding one build's tools."""
+    return {d.name: d for d in sorted(Path(tools_dir).iterdir())
+            if (d / "iree-compile").is_file()}
+
+
+def cmd_bisect(args) -> int:
+    from . import releases
+    from .bisect import SKIP, Probe, bisect, classify, format_result, with_retries
+    from .toolchain import ToolchainError, from_tools_dir
+
+    case, item = parse_ref(args.item)
+    if item is None:
+        raise SystemExit("iree-regress: bisect needs one item: CASE::ITEM (e.g. ::cpu-O3)")
+    bad_outcomes = _bad_outcomes(case, item, args)
+    if args.tools_dir:
+        builds = _toolchains_in(args.tools_dir)
+        versions = list(builds)  # the folder names, in sorted order (name them sortably)
+    else:
+        builds = {}
+        versions = releases.available(_source(args))
+    ordered = releases.sort_versions(versions) if not args.tools_dir else versions
+    for end in (args.good, args.bad):
+        if end not in ordered:
+            raise SystemExit(f"iree-regress: version {end} is not available "
+                             f"(have: {', '.join(ordered)})")
+    lo, hi = sorted((ordered.index(args.good), ordered.index(args.bad)))
+    span = ordered[lo:hi + 1]
+    fixed_search = ordered.index(args.good) > ordered.index(args.bad)
+    if fixed_search:
+        span.reverse()  # walk from the good (newer) end back to the bad one
+    direction = "fixed" if fixed_search else "broken"
+    print(f"bisect {case.slug}::{item} over {len(span)} versions {span[0]} .. {span[-1]}; "
+          f"bad = {', '.join(bad_outcomes)}")
+    last_results = {}
+
+    def probe(version: str) -> Probe:
+        start = time.monotonic()
+        try:
+            tc = from_tools_dir(builds[version]) if builds else releases.ensure(version, _source(args))
+        except (releases.ReleaseUnavailable, ToolchainError) as e:
+            p = Probe(version, SKIP, f"unavailable: {e}", time.monotonic() - start)
+        else:
+            result = run_item(case, item, settings_with(tc))
+            last_results[version] = result
+            state = classify(result.outcome, bad_outcomes)
+            p = Probe(version, state, result.outcome, time.monotonic() - start)
+        print(f"  probe {p.version:<22} {p.state:<5} {p.outcome:<16} {p.seconds:7.1f} s", flush=True)
+        return p
+
+    result = bisect(span, with_retries(probe, args.retries))
+    for line in format_result(result, direction):
+        print(line)
+    if result.error:
+        return 2
+    if fixed_search:
+        print(f"answer: first fixed release: {result.last_good}")
+    else:
+        print(f"answer: first broken release: {result.first_bad}")
+    bad_result = last_results.get(result.first_bad)
+    if bad_result is not None:
+        print(f"reproducer ({result.first_bad}): {bad_result.reproducer()}")
+    return 0
+
+
+def cmd_git_bisect_run(args) -> int:
+    """Exit codes for `git bisect run`: 0 good, 1 bad, 125 skip (never 'bad' for a
+    build that is missing or cannot start: that is not the bug)."""
+    from .bisect import BAD, GOOD, classify
+    from .toolchain import ToolchainError, from_tools_dir
+
+    try:
+        case, item = parse_ref(args.item)
+    except SystemExit as e:
+        print(e, file=sys.stderr)
+        return EXIT_SKIP
+    if item is None:
+        print("iree-regress: git-bisect-run needs CASE::ITEM", file=sys.stderr)
+        return EXIT_SKIP
+    try:
+        tc = from_tools_dir(Path(args.tools_dir))
+    except (ToolchainError, OSError) as e:
+        print(f"skip: no usable build in {args.tools_dir}: {e}", file=sys.stderr)
+        return EXIT_SKIP
+    bad_outcomes = _bad_outcomes(case, item, args)
+    result = run_item(case, item, settings_with(tc))
+    state = classify(result.outcome, bad_outcomes)
+    print(f"{case.slug}::{item} on {tc.describe()}: {result.outcome} -> {state}")
+    if state == BAD:
+        print(f"reproducer: {result.reproducer()}")
+    return {GOOD: EXIT_GOOD, BAD: EXIT_BAD}.get(state, EXIT_SKIP)
+
+
+def cmd_prove(args) -> int:
+    from .prove import prove_case
+    from .releases import available
+    from .toolchain import installed
+
+    cases = [find_case(s) for s in args.cases] if args.cases else []
+    if not args.cases:
+        for manifest in discover(CASES_DIR):
+            try:
+                cases.append(find_case(str(manifest)))
+            except CaseError as e:
+                print(f"skip: {e}")
+    newest = args.newest or available(_source(args))[-1]
+    settings = settings_with(installed())
+    rows, failed = [], 0
+    for case in cases:
+        start = time.monotonic()
+        proof = prove_case(case, settings, newest, _source(args))
+        status = "PROVEN" if proof.proven else "NOT PROVEN"
+        failed += not proof.proven
+        print(f"{case.slug}: {status} ({time.monotonic() - start:.0f} s)")
+        for line in proof.verdicts:
+            print(f"    {line}")
+        for run in (proof.bad, proof.good):
+            if run and run.results:
+                outs = ", ".join(f"{k}={v}" for k, v in run.outcomes().items())
+                print(f"    {run.version}: {outs}")
+        rows.append({"case": case.slug, "proven": proof.proven, "verdicts": proof.verdicts,
+                     "bad": run_dict(proof.bad), "good": run_dict(proof.good)})
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 1 if failed else 0
+
+
+def run_dict(run):
+    if run is None:
+        return None
+    return {"version": run.version, "error": run.error, "outcomes": run.outcomes(),
+            "seconds": round(run.seconds, 1)}
 
 
 def main(argv=None) -> int:
@@ -76,12 +220,41 @@ def main(argv=None) -> int:
     g.add_argument("cases", nargs="+", help="case slugs or directories")
     e = sub.add_parser("env", help="print the toolchain and devices this machine has")
     e.add_argument("--iree-tools-dir", default=None)
+
+    def release_source_options(p):
+        p.add_argument("--find-links", default=None,
+                       help="a find-links page (IREE nightlies) or a folder of wheels")
+        p.add_argument("--no-index", action="store_true",
+                       help="use only --find-links, not the package index")
+
+    b = sub.add_parser("bisect", help="find the first release where an item's outcome changes")
+    b.add_argument("item", help="CASE::ITEM, e.g. topk-dynamic-slice::cpu-O3")
+    b.add_argument("--good", required=True, help="a version where the item is good")
+    b.add_argument("--bad", required=True, help="a version where the item shows the bug")
+    b.add_argument("--bad-outcome", default=None,
+                   help="comma-separated outcomes that count as the bug (default: the case's)")
+    b.add_argument("--tools-dir", type=Path, default=None,
+                   help="bisect local builds: DIR/<sortable name>/iree-compile ... instead of releases")
+    b.add_argument("--retries", type=int, default=0,
+                   help="probe each version this many extra times; disagreement = flaky = skip")
+    release_source_options(b)
+    r = sub.add_parser("git-bisect-run", help="one probe for `git bisect run` (exit 0/1/125)")
+    r.add_argument("item", help="CASE::ITEM")
+    r.add_argument("--tools-dir", required=True, help="folder with the build's iree-compile etc.")
+    r.add_argument("--bad-outcome", default=None)
+    p = sub.add_parser("prove", help="run cases on their known-bad and known-good releases")
+    p.add_argument("cases", nargs="*", help="case slugs (default: all)")
+    p.add_argument("--newest", default=None, help="release to check open bugs on (default: newest)")
+    p.add_argument("--json", default=None, help="also write the results as JSON here")
+    release_source_options(p)
+
     args, rest = parser.parse_known_args(argv)
     if args.command == "run":
-        return cmd_run(args, rest)
+        return cmd_run(rest)
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    return {"golden": cmd_golden, "env": cmd_env}[args.command](args)
+    return {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
+            "git-bisect-run": cmd_git_bisect_run}[args.command](args)
 
 
 if __name__ == "__main__":

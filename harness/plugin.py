@@ -12,7 +12,6 @@ cases still run (--continue-on-collection-errors is turned on for case runs).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
