@@ -15,10 +15,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from packaging.version import Version
+
 from .case import Case
 from .probe import item_names, run_item, settings_with
 from .releases import ReleaseSource, ReleaseUnavailable, ensure
-from .runner import ItemResult
+from .runner import XFAIL, ItemResult, expectation_for, verdict
 from .stages import Settings
 
 
@@ -85,7 +87,7 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
     if proof.bad.error:
         proof.verdicts.append(f"{h.last_bad}: {proof.bad.error}")
     else:
-        showing = [r for r in proof.bad.results if r.outcome == h.bad_outcome]
+        showing = [r for r in proof.bad.results if shows_bug(r, h.bad_outcome, h.last_bad)]
         hardware = [r for r in proof.bad.results if r.compile_only and h.bad_outcome in
                     ("run-fail", "run-crash", "compare-fail")]
         proof.reproduced = bool(showing)
@@ -106,7 +108,7 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
         if proof.good.error:
             proof.verdicts.append(f"{good_version}: {proof.good.error}")
         elif h.status == "open":
-            still = [r for r in proof.good.results if r.outcome == h.bad_outcome]
+            still = [r for r in proof.good.results if shows_bug(r, h.bad_outcome, good_version)]
             proof.verdicts.append(f"still open on {good_version}: {h.bad_outcome} on "
                                   f"{', '.join(r.name for r in still) or 'no item (fixed?)'}")
             proof.fixed_passes = None if still else True
@@ -117,6 +119,15 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
                 f"passes on {good_version}" if not failing else
                 f"does NOT pass on {good_version}: {', '.join(f'{r.name}={r.outcome}' for r in failing)}")
     return proof
+
+
+def shows_bug(result: ItemResult, bad_outcome: str, version: str) -> bool:
+    """The item fails the way the bug does: its outcome, and where the case has an
+    [[expect]] for this release, that expectation's message too (an XFAIL verdict)."""
+    if result.outcome != bad_outcome:
+        return False
+    expectation = expectation_for(result, Version(version))
+    return expectation is None or verdict(result, expectation).kind == XFAIL
 
 
 def _summary(run: ReleaseRun) -> str:

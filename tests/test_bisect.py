@@ -1,0 +1,181 @@
+"""The bisect search, version ordering, outcome classification and the git-bisect-run
+exit-code protocol, on fake version sources (no IREE needed)."""
+
+import math
+import stat
+import sys
+import textwrap
+
+import pytest
+
+from harness.bisect import BAD, GOOD, SKIP, Probe, bisect, classify, with_retries
+from harness.releases import sort_versions
+
+
+def fake_source(states: dict[str, str]):
+    """A probe over a dict version -> state that records the versions it was asked."""
+    asked = []
+
+    def probe(version):
+        asked.append(version)
+        return Probe(version, states[version], states[version], 0.0)
+
+    return probe, asked
+
+
+def releases(n):
+    return [f"3.{i}.0" for i in range(n)]
+
+
+def test_versions_sort_by_pep440_with_rc_and_dev():
+    shuffled = ["3.10.0", "3.9.0", "3.10.0rc20250101", "3.2.0", "3.10.1.dev5", "2.9.0",
+                "3.10.0rc20241231", "not-a-version"]
+    assert sort_versions(shuffled) == ["2.9.0", "3.2.0", "3.9.0", "3.10.0rc20241231",
+                                       "3.10.0rc20250101", "3.10.0", "3.10.1.dev5"]
+
+
+@pytest.mark.parametrize("first_bad", range(1, 16))
+def test_finds_first_broken_release_in_log_probes(first_bad):
+    versions = releases(16)
+    probe, asked = fake_source({v: (BAD if i >= first_bad else GOOD) for i, v in enumerate(versions)})
+    result = bisect(versions, probe)
+    assert result.first_bad == versions[first_bad]
+    assert result.last_good == versions[first_bad - 1]
+    assert not result.undecided
+    assert len(asked) <= math.ceil(math.log2(15)) + 2 == result.max_probes
+    assert len(set(asked)) == len(asked), "no version probed twice"
+
+
+def test_finds_first_fixed_release_when_walking_from_the_new_end():
+    # Bug present in 3.0..3.5, fixed from 3.6: the caller passes newest-first.
+    versions = releases(12)
+    states = {v: (BAD if i < 6 else GOOD) for i, v in enumerate(versions)}
+    probe, _ = fake_source(states)
+    result = bisect(list(reversed(versions)), probe)
+    assert result.last_good == "3.6.0"  # the first fixed release
+    assert result.first_bad == "3.5.0"  # the last broken one
+
+
+def test_skipped_versions_are_stepped_around():
+    versions = releases(10)
+    states = {v: (BAD if i >= 6 else GOOD) for i, v in enumerate(versions)}
+    states["3.4.0"] = states["3.5.0"] = SKIP  # e.g. not installable
+    probe, asked = fake_source(states)
+    result = bisect(versions, probe)
+    assert result.first_bad == "3.6.0"
+    assert result.last_good == "3.3.0"
+    assert result.undecided == ["3.4.0", "3.5.0"]  # the boundary may lie among them
+
+
+def test_skip_next_to_the_boundary_does_not_hide_it():
+    versions = releases(10)
+    states = {v: (BAD if i >= 6 else GOOD) for i, v in enumerate(versions)}
+    states["3.7.0"] = SKIP
+    probe, _ = fake_source(states)
+    result = bisect(versions, probe)
+    assert (result.last_good, result.first_bad, result.undecided) == ("3.5.0", "3.6.0", [])
+
+
+def test_wrong_ends_are_reported_not_answered():
+    versions = releases(5)
+    probe, _ = fake_source({v: GOOD for v in versions})
+    result = bisect(versions, probe)
+    assert result.first_bad is None and "bad end 3.4.0 is not bad" in result.error
+    probe, _ = fake_source({v: SKIP for v in versions})
+    assert "good end 3.0.0 is not good" in bisect(versions, probe).error
+
+
+def test_flaky_probe_becomes_skip_and_is_stepped_around():
+    versions = releases(8)
+    truth = {v: (BAD if i >= 5 else GOOD) for i, v in enumerate(versions)}
+    flips = {"3.4.0": iter([GOOD, BAD] * 3)}  # disagrees with itself on every retry
+
+    def probe(v):
+        state = next(flips[v]) if v in flips else truth[v]
+        return Probe(v, state, state, 0.0)
+
+    steady = with_retries(probe, 1)
+    flaky = steady("3.4.0")
+    assert flaky.state == SKIP and "flaky" in flaky.outcome
+    assert steady("3.1.0").state == GOOD
+    result = bisect(versions, steady)
+    assert (result.last_good, result.first_bad, result.undecided) == ("3.3.0", "3.5.0", ["3.4.0"])
+
+
+def test_classify_only_the_bug_is_bad():
+    assert classify("pass", ("compile-crash",)) == GOOD
+    assert classify("compile-crash", ("compile-crash",)) == BAD
+    # an unrelated compile error in an old release must not be taken for the crash
+    assert classify("compile-fail", ("compile-crash",)) == SKIP
+    assert classify("import-fail", ("compare-fail",)) == SKIP
+
+
+# --------------------------------------------------------------- git-bisect-run protocol
+
+FAKE_COMPILE = """\
+#!{python}
+import sys, os
+if "--version" in sys.argv:
+    print("IREE compiler version 3.14.0.dev @ 0123abcd"); sys.exit(0)
+mode = os.environ.get("FAKE_MODE", "ok")
+if mode == "error":
+    print("error: failed to legalize operation 'foo.bar'", file=sys.stderr); sys.exit(1)
+if mode == "crash":
+    import signal; os.kill(os.getpid(), signal.SIGSEGV)
+out = sys.argv[sys.argv.index("-o") + 1]
+open(out, "wb").write(b"PK\\x03\\x04" + b"\\0" * 64)
+"""
+
+
+def make_case(root, expect_outcome):
+    case = root / "cases" / "fake-case"
+    case.mkdir(parents=True)
+    (case / "model.mlir").write_text("func.func @main() { return }\n")
+    (case / "case.toml").write_text(textwrap.dedent(f"""
+        title = "fake"
+        kind = "compile"
+        issues = ["iree-org/iree#1"]
+        [source]
+        mlir = "model.mlir"
+        [matrix]
+        targets = ["cpu"]
+        opt_levels = ["O0"]
+        [history]
+        last_bad = "3.5.0"
+        bad_outcome = "{expect_outcome}"
+        status = "open"
+    """))
+    return case
+
+
+def make_tools(root):
+    tools = root / "build" / "tools"
+    tools.mkdir(parents=True)
+    for name in ("iree-compile", "iree-opt", "iree-run-module"):
+        p = tools / name
+        p.write_text(FAKE_COMPILE.format(python=sys.executable))
+        p.chmod(p.stat().st_mode | stat.S_IEXEC)
+    return tools
+
+
+@pytest.mark.parametrize("mode,code", [("ok", 0), ("crash", 1), ("error", 125)])
+def test_git_bisect_run_exit_codes(tmp_path, monkeypatch, mode, code):
+    """good -> 0, the bug (a crash) -> 1, an unrelated compile error -> 125 (skip)."""
+    make_case(tmp_path, "compile-crash")
+    tools = make_tools(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FAKE_MODE", mode)
+    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
+    from harness.cli import main
+
+    assert main(["git-bisect-run", "fake-case::cpu-O0", "--tools-dir", str(tools)]) == code
+
+
+def test_git_bisect_run_missing_build_is_skip_not_bad(tmp_path, monkeypatch):
+    make_case(tmp_path, "compile-crash")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
+    from harness.cli import main
+
+    assert main(["git-bisect-run", "fake-case::cpu-O0", "--tools-dir",
+                 str(tmp_path / "no-build-here")]) == 125
