@@ -110,9 +110,15 @@ def with_retries(probe: Callable[[str], Probe], retries: int) -> Callable[[str],
     return probe_again
 
 
-def classify(outcome: str, bad_outcomes: tuple[str, ...]) -> str:
-    """An item's outcome -> bisect state. Only the bug's own outcome is BAD."""
+def classify(outcome: str, bad_outcomes: tuple[str, ...], compile_only: bool = False) -> str:
+    """An item's outcome -> bisect state. Only the bug's own outcome is BAD.
+
+    A pass that never ran (no device here) says nothing about a bug that shows at run
+    time or in the numbers: SKIP, not GOOD.
+    """
     if outcome == "pass":
+        if compile_only and any(b.split("-")[0] in ("run", "compare") for b in bad_outcomes):
+            return SKIP
         return GOOD
     if outcome in bad_outcomes:
         return BAD
@@ -129,6 +135,8 @@ def format_result(result: BisectResult, direction: str) -> list[str]:
     elif result.undecided:
         lines.append(f"{direction} somewhere after {result.last_good} up to {result.first_bad}; "
                      f"undecided (skipped): {', '.join(result.undecided)}")
+    elif direction == "fixed":
+        lines.append(f"first fixed: {result.last_good} (last broken: {result.first_bad})")
     else:
-        lines.append(f"first {direction}: {result.first_bad} (last before it: {result.last_good})")
+        lines.append(f"first broken: {result.first_bad} (last good: {result.last_good})")
     return lines

@@ -122,9 +122,10 @@ def cmd_bisect(args) -> int:
         else:
             result = run_item(case, item, settings_with(tc))
             last_results[version] = result
-            state = classify(result.outcome, bad_outcomes)
-            p = Probe(version, state, result.outcome, time.monotonic() - start)
-        print(f"  probe {p.version:<22} {p.state:<5} {p.outcome:<16} {p.seconds:7.1f} s", flush=True)
+            state = classify(result.outcome, bad_outcomes, result.compile_only)
+            shown = result.outcome + (" (compile-only)" if result.compile_only else "")
+            p = Probe(version, state, shown, time.monotonic() - start)
+        print(f"  probe {p.version:<22} {p.state:<5} {p.outcome:<26} {p.seconds:7.1f} s", flush=True)
         return p
 
     result = bisect(span, with_retries(probe, args.retries))
@@ -163,7 +164,7 @@ def cmd_git_bisect_run(args) -> int:
         return EXIT_SKIP
     bad_outcomes = _bad_outcomes(case, item, args)
     result = run_item(case, item, settings_with(tc))
-    state = classify(result.outcome, bad_outcomes)
+    state = classify(result.outcome, bad_outcomes, result.compile_only)
     print(f"{case.slug}::{item} on {tc.describe()}: {result.outcome} -> {state}")
     if state == BAD:
         print(f"reproducer: {result.reproducer()}")
@@ -193,8 +194,8 @@ def cmd_prove(args) -> int:
         print(f"{case.slug}: {status} ({time.monotonic() - start:.0f} s)")
         for line in proof.verdicts:
             print(f"    {line}")
-        for run in (proof.bad, proof.good):
-            if run and run.results:
+        for run in dict.fromkeys(r for r in (proof.bad, proof.good) if r):
+            if run.results:
                 outs = ", ".join(f"{k}={v}" for k, v in run.outcomes().items())
                 print(f"    {run.version}: {outs}")
         rows.append({"case": case.slug, "proven": proof.proven, "verdicts": proof.verdicts,

@@ -104,7 +104,8 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
 
     good_version = h.first_good if h.status != "open" else newest
     if good_version:
-        proof.good = run_release(case, good_version, items, settings, source, log)
+        proof.good = (proof.bad if good_version == h.last_bad else
+                      run_release(case, good_version, items, settings, source, log))
         if proof.good.error:
             proof.verdicts.append(f"{good_version}: {proof.good.error}")
         elif h.status == "open":

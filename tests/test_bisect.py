@@ -108,6 +108,9 @@ def test_classify_only_the_bug_is_bad():
     # an unrelated compile error in an old release must not be taken for the crash
     assert classify("compile-fail", ("compile-crash",)) == SKIP
     assert classify("import-fail", ("compare-fail",)) == SKIP
+    # a pass that never ran cannot clear a wrong-numbers bug, but can clear a compile bug
+    assert classify("pass", ("compare-fail",), compile_only=True) == SKIP
+    assert classify("pass", ("compile-fail",), compile_only=True) == GOOD
 
 
 # --------------------------------------------------------------- git-bisect-run protocol
