@@ -194,8 +194,9 @@ def cmd_prove(args) -> int:
         print(f"{case.slug}: {status} ({time.monotonic() - start:.0f} s)")
         for line in proof.verdicts:
             print(f"    {line}")
-        for run in dict.fromkeys(r for r in (proof.bad, proof.good) if r):
-            if run.results:
+        runs = [proof.bad] + ([proof.good] if proof.good is not proof.bad else [])
+        for run in runs:
+            if run and run.results:
                 outs = ", ".join(f"{k}={v}" for k, v in run.outcomes().items())
                 print(f"    {run.version}: {outs}")
         rows.append({"case": case.slug, "proven": proof.proven, "verdicts": proof.verdicts,
