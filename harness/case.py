@@ -103,6 +103,7 @@ class Case:
     variants: tuple[Variant, ...]
     reference: Path | None  # reference.py for mlir numeric cases
     function: str
+    dynamic_shapes: str  # name of the model.py function giving the export's dynamic_shapes
     targets: tuple[str, ...]
     opt_levels: tuple[str, ...]
     flags: tuple[str, ...]
@@ -241,7 +242,9 @@ def _outcome(reader: _Reader, key: str) -> str:
     return text
 
 
-def load_case(manifest: Path) -> Case:
+def load_case(manifest: Path, require_golden: bool = True) -> Case:
+    """Read and validate a case. `require_golden=False` is for the command that writes
+    the golden files, which must accept a case that has none yet."""
     manifest = Path(manifest)
     case_dir = manifest.parent
     try:
@@ -267,7 +270,7 @@ def load_case(manifest: Path) -> Case:
     source = top.sub("source") if "source" in data else None
     if source is None:
         raise top.error("source", "is required but missing")
-    source.reject_unknown({"torch", "mlir", "function", "reference", "variant"})
+    source.reject_unknown({"torch", "mlir", "function", "reference", "variant", "dynamic_shapes"})
     torch_model = source.file("torch", case_dir, None)
     mlir = source.file("mlir", case_dir, None)
     if (torch_model is None) == (mlir is None) and kind != "ir":
@@ -284,6 +287,9 @@ def load_case(manifest: Path) -> Case:
         v.reject_unknown({"compiler", "mlir"})
         variants.append(Variant(v.specifier("compiler"), v.file("mlir", case_dir)))
     function = source.get("function", str, "main")
+    # Which function of model.py gives the export's dynamic_shapes: lets cases share one
+    # model in several shape forms (all static, all dynamic, mixed).
+    dynamic_shapes = source.get("dynamic_shapes", str, "dynamic_shapes")
 
     matrix = top.sub("matrix") if "matrix" in data else _Reader(manifest, {}, "matrix")
     matrix.reject_unknown({"targets", "opt_levels", "flags", "target_flags"})
@@ -357,9 +363,16 @@ def load_case(manifest: Path) -> Case:
                       _outcome(hist, "bad_outcome") if "bad_outcome" in hist.table else None,
                       hist.str_list("bad_items", ()))
 
+    if kind == "numeric" and require_golden:
+        for sub, what in (("inputs", "inputs"), ("expected", "golden outputs")):
+            if not any((case_dir / sub).glob("*.npy")):
+                raise top.error("source", f"numeric case has no {what} in {case_dir / sub}: "
+                                          f"run `iree-regress golden {case_dir.name}`")
+
     return Case(slug=case_dir.name, dir=case_dir, manifest=manifest, title=title, kind=kind,
                 issues=issues, prs=prs, torch_model=torch_model, mlir=mlir,
                 variants=tuple(variants), reference=reference, function=function,
+                dynamic_shapes=dynamic_shapes,
                 targets=targets, opt_levels=opt_levels, flags=flags, target_flags=target_flags,
                 atol=atol, rtol=rtol, output_rules=tuple(rules), ir_checks=tuple(ir_checks),
                 expectations=tuple(expectations), history=history, raw=data)

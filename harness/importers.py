@@ -7,13 +7,16 @@ from pathlib import Path
 from .reference import load_program
 
 
-def export_mlir(model_path: Path) -> str:
+def export_mlir(model_path: Path, shapes_function: str = "dynamic_shapes") -> str:
+    """The model exported with the dynamic dims `shapes_function()` names (absent: static)."""
     import torch
     from iree.turbine import aot
 
     program = load_program(model_path)
     args = tuple(program.example_inputs())
-    dynamic = program.dynamic_shapes() if hasattr(program, "dynamic_shapes") else None
+    if shapes_function != "dynamic_shapes" and not hasattr(program, shapes_function):
+        raise AttributeError(f"{model_path}: defines no {shapes_function}()")
+    dynamic = getattr(program, shapes_function)() if hasattr(program, shapes_function) else None
     with torch.no_grad():
         exported = aot.export(program.Model().eval(), args=args, dynamic_shapes=dynamic)
     return str(exported.mlir_module)

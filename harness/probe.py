@@ -20,7 +20,7 @@ from .toolchain import Toolchain
 CASES_DIR = Path("cases")
 
 
-def find_case(slug_or_path: str) -> Case:
+def find_case(slug_or_path: str, require_golden: bool = True) -> Case:
     """A case by slug (cases/<slug>), directory, or case.toml path."""
     p = Path(slug_or_path)
     if p.name == "case.toml":
@@ -29,7 +29,7 @@ def find_case(slug_or_path: str) -> Case:
         p = CASES_DIR / slug_or_path
     if not (p / "case.toml").is_file():
         raise SystemExit(f"iree-regress: no case {slug_or_path!r} (looked for {p / 'case.toml'})")
-    return load_case(p / "case.toml")
+    return load_case(p / "case.toml", require_golden)
 
 
 def parse_ref(ref: str) -> tuple[Case, str | None]:

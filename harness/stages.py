@@ -109,7 +109,7 @@ def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageR
 
     program = case.reference_program
     key = digest("torch-job", program, [p.read_bytes() for p in npy_files(case.inputs_dir)],
-                 versions(), import_mlir)
+                 versions(), import_mlir, case.dynamic_shapes if import_mlir else "")
     stage = "import" if import_mlir else "compare"
     with settings.cache.compute_once("torch", key) as done:
         if done:
@@ -117,7 +117,7 @@ def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageR
         out = settings.cache.scratch("torch-")
         argv = [settings.python, "-m", "harness.torch_job", program, case.inputs_dir, out]
         if import_mlir:
-            argv.append("--import-mlir")
+            argv += ["--import-mlir", f"--dynamic-shapes={case.dynamic_shapes}"]
         proc = run_bounded(argv, settings.import_bounds, cwd=Path(__file__).resolve().parent.parent)
         result = _from_process(stage, proc, display(argv))
         if result.ok and import_mlir and not (out / "model.mlir").is_file():

@@ -1,7 +1,7 @@
 """The one place the harness runs PyTorch: a subprocess, so a torch or iree-turbine
 crash is a recorded import failure and pytest workers never pay for `import torch`.
 
-    python -m harness.torch_job PROGRAM.py INPUTS_DIR OUT_DIR [--import-mlir]
+    python -m harness.torch_job PROGRAM.py INPUTS_DIR OUT_DIR [--import-mlir [--dynamic-shapes FN]]
 
 writes OUT_DIR/eager<i>.npy (eager outputs on the stored inputs) and, with
 --import-mlir, OUT_DIR/model.mlir (iree-turbine export).
@@ -20,6 +20,8 @@ def main(argv=None) -> int:
     parser.add_argument("inputs_dir", type=Path)
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--import-mlir", action="store_true")
+    parser.add_argument("--dynamic-shapes", default="dynamic_shapes",
+                        help="the model.py function that gives the export's dynamic_shapes")
     args = parser.parse_args(argv)
 
     from .reference import eager, load_arrays, load_program, save_arrays
@@ -30,7 +32,7 @@ def main(argv=None) -> int:
     if args.import_mlir:
         from .importers import export_mlir
 
-        (args.out_dir / "model.mlir").write_text(export_mlir(args.program))
+        (args.out_dir / "model.mlir").write_text(export_mlir(args.program, args.dynamic_shapes))
     return 0
 
 

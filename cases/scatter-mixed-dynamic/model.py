@@ -34,3 +34,17 @@ def dynamic_shapes():
         "top_experts_index": {0: tokens},
         "expert_gate": {0: tokens},
     }
+
+
+# The other two shape forms of the issue, used by the sibling cases
+# (case.toml: [source] dynamic_shapes = "all_dynamic" / "all_static").
+def all_dynamic():
+    shapes = dynamic_shapes()
+    top_k = torch.export.Dim("num_top_experts")
+    shapes["top_experts_index"][1] = top_k
+    shapes["expert_gate"][1] = top_k
+    return shapes
+
+
+def all_static():
+    return None
