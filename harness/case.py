@@ -262,10 +262,11 @@ def load_case(manifest: Path, require_golden: bool = True) -> Case:
     issues = top.str_list("issues")
     if not issues:
         raise top.error("issues", "must name at least one upstream issue")
-    for ref in issues + top.str_list("prs", ()):
-        if not ISSUE_REF.match(ref):
-            raise top.error("issues", f"{ref!r} is not of the form owner/repo#123")
     prs = top.str_list("prs", ())
+    for key, refs in (("issues", issues), ("prs", prs)):
+        for ref in refs:
+            if not ISSUE_REF.match(ref):
+                raise top.error(key, f"{ref!r} is not of the form owner/repo#123")
 
     source = top.sub("source") if "source" in data else None
     if source is None:

@@ -72,10 +72,11 @@ def _compare_values(i, actual, expected, atol, rtol) -> OutputDiagnosis:
         return OutputDiagnosis(i, True, f"output {i}: empty", total=0)
     a = actual.astype(np.float64)
     e = expected.astype(np.float64)
-    both_nan = np.isnan(a) & np.isnan(e)
-    diff = np.where(both_nan, 0.0, np.abs(a - e))
-    diff = np.where(np.isnan(diff), np.inf, diff)
-    bad = diff > (atol + rtol * np.abs(e))
+    same = (np.isnan(a) & np.isnan(e)) | (a == e)  # equal infinities, NaN where NaN expected
+    with np.errstate(invalid="ignore"):
+        diff = np.where(same, 0.0, np.abs(a - e))
+        diff = np.where(np.isnan(diff), np.inf, diff)
+        bad = ~(same | (np.isfinite(e) & (diff <= atol + rtol * np.abs(e))))
     rel = diff / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
     max_abs = float(diff.max())
     max_rel = float(np.where(diff == 0, 0.0, rel).max())

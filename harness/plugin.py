@@ -124,7 +124,8 @@ def pytest_collect_file(file_path: Path, parent):
 def pytest_collection_finish(session):
     """Start results.jsonl once per run, only when case items were collected."""
     config = session.config
-    if _is_worker(config) or not any(isinstance(i, CaseItem) for i in session.items):
+    if (_is_worker(config) or config.option.collectonly
+            or not any(isinstance(i, CaseItem) for i in session.items)):
         return
     settings = settings_for(config)
     tc = settings.toolchain

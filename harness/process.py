@@ -168,20 +168,24 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
         poll = min(poll * 1.5, 0.05)
         polls += 1
     seconds = time.monotonic() - start
-    for t in threads:
-        t.join(timeout=5)
-    if stdout_path:
-        out_file.close()
-    # Catch up with any grandchildren still holding the group after the tool exited.
+    # Catch up with any grandchildren still holding the group (and its pipes) after the
+    # tool exited, before waiting for the pipes to close.
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    for t in threads:
+        t.join(timeout=5)
+    if stdout_path:
+        out_file.close()
 
     rc = proc.returncode
     sig = None
     if rc is not None and rc < 0 and not (timed_out or oom):
-        sig = signal.Signals(-rc).name
+        try:
+            sig = signal.Signals(-rc).name
+        except ValueError:  # real-time signals have no name in the enum
+            sig = f"signal {-rc}"
     return ProcessResult(
         argv=argv,
         returncode=None if (timed_out or oom) else rc,

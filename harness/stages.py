@@ -195,7 +195,7 @@ def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[
     args = [f"--module={vmfb}", f"--device={device}", f"--function={case.function}"]
     args += [f"--input=@{p}" for p in inputs]
     key = digest("run", vmfb, [p.read_bytes() for p in inputs], device, tc.runtime_version,
-                 tc.fingerprint(), n_outputs)
+                 tc.fingerprint(), n_outputs, case.function)
     out_names = [f"out{i}.npy" for i in range(n_outputs)]
     with settings.cache.compute_once("run", key) as done:
         if done and settings.cache_runs:
@@ -254,7 +254,8 @@ def ir_stage(case: Case, check: IrCheck, settings: Settings) -> StageResult:
     tool = tc.opt if check.tool == "iree-opt" else tc.compile
     ir_input = case.mlir_for(tc.release) if check.input == case.mlir else check.input
     filecheck = [settings.python, "-m", "filecheck", check.checks, f"--check-prefix={check.check_prefix}"]
-    key = digest("ir", ir_input, check.args, check.checks, check.check_prefix, tc.fingerprint())
+    key = digest("ir", check.tool, ir_input, check.args, check.checks, check.check_prefix,
+                 tc.fingerprint())
     shown = (display([_tool_name(settings, tool), ir_input, *check.args]) + " | "
              + display(["filecheck", check.checks, f"--check-prefix={check.check_prefix}"]))
     with settings.cache.compute_once("ir", key) as done:

@@ -42,6 +42,7 @@ class Toolchain:
     compiler_revision: str  # IREE git hash, "" when unknown
     runtime_version: str  # "" when the tools dir does not say
     source: str  # where the tools came from, for reports
+    build_id: str = ""  # tools dir: size+mtime of the binaries (a rebuild keeps the version)
 
     @property
     def release(self) -> Version:
@@ -54,7 +55,8 @@ class Toolchain:
 
     def fingerprint(self) -> str:
         """Identity of the compiler for cache keys."""
-        return f"{self.compiler_version}@{self.compiler_revision}"
+        base = f"{self.compiler_version}@{self.compiler_revision}"
+        return f"{base}#{self.build_id}" if self.build_id else base
 
     def describe(self) -> str:
         rev = f" @ {self.compiler_revision[:12]}" if self.compiler_revision else ""
@@ -109,14 +111,16 @@ def from_site_packages(site: Path, source: str) -> Toolchain:
 
 def from_tools_dir(tools_dir: Path) -> Toolchain:
     """A local build (or any folder) holding the three tools."""
-    tools_dir = Path(tools_dir)
+    tools_dir = Path(tools_dir).resolve()  # reproducers must work from any folder
     paths = {name: tools_dir / name for name in TOOL_NAMES}
     missing = [n for n, p in paths.items() if not p.is_file()]
     if missing:
         raise ToolchainError(f"--iree-tools-dir {tools_dir} lacks {', '.join(missing)}")
     cver, crev = _compiler_version(str(paths["iree-compile"]))
+    stats = [paths[n].stat() for n in TOOL_NAMES]
+    build_id = ",".join(f"{s.st_size}:{s.st_mtime_ns}" for s in stats)
     return Toolchain(paths["iree-compile"], paths["iree-opt"], paths["iree-run-module"],
-                     cver, crev, "", f"tools dir {tools_dir}")
+                     cver, crev, "", f"tools dir {tools_dir}", build_id)
 
 
 def installed() -> Toolchain:

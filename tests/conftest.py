@@ -1,0 +1,23 @@
+"""Fixtures for the harness's own tests (tests/); the cases live in cases/."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+sys.path.insert(0, str(Path(__file__).parent))  # `import helpers` from any test module
+
+from helpers import make_toolchain  # noqa: E402
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "real_compiler: runs a real iree-compile (only --help-hidden/--version: fast)")
+
+
+@pytest.fixture
+def fake_tools(tmp_path) -> Path:
+    """A folder with fake iree-compile / iree-opt / iree-run-module (see helpers.py)."""
+    return make_toolchain(tmp_path / "tools")
