@@ -18,7 +18,7 @@ from packaging.version import InvalidVersion, Version
 from .targets import OPT_LEVELS, TARGETS
 
 KINDS = ("numeric", "compile", "ir")
-STAGES = ("import", "compile", "run", "compare", "ir")
+STAGES = ("import", "compile", "run", "reference", "compare", "ir")
 STATUSES = ("fail", "crash", "timeout", "oom", "garbage")
 COMPARE_MODES = ("values", "indices")
 IR_TOOLS = ("iree-opt", "iree-compile")
@@ -245,7 +245,8 @@ def _outcome(reader: _Reader, key: str) -> str:
 def load_case(manifest: Path, require_golden: bool = True) -> Case:
     """Read and validate a case. `require_golden=False` is for the command that writes
     the golden files, which must accept a case that has none yet."""
-    manifest = Path(manifest)
+    # Absolute: a torch job or a pasted reproducer runs from another folder.
+    manifest = Path(manifest).resolve()
     case_dir = manifest.parent
     try:
         data = tomllib.loads(manifest.read_text())

@@ -6,6 +6,8 @@
     iree-regress bisect CASE::ITEM --good V --bad V
                                                    first release where the item's outcome changes
     iree-regress prove [SLUG...]                   run cases on their known-bad / known-good releases
+    iree-regress prove SLUG --scan [--write]       every release: outcome table and bug window
+    iree-regress new-case SLUG --from-mlir F | --from-torch M.py:Class --issue owner/repo#N
     iree-regress git-bisect-run CASE::ITEM --tools-dir DIR
                                                    exit 0 good / 1 bad / 125 skip, for `git bisect run`
 """
@@ -171,11 +173,63 @@ def cmd_git_bisect_run(args) -> int:
     return {GOOD: EXIT_GOOD, BAD: EXIT_BAD}.get(state, EXIT_SKIP)
 
 
+def cmd_scan(args, case) -> int:
+    """prove --scan: every release (or --versions), a table, and the bug window."""
+    from .prove import items_to_prove, run_release
+    from .releases import available, sort_versions
+    from .window import outcome_table, window, write_history
+
+    versions = sort_versions(args.versions.split(",")) if args.versions else available(_source(args))
+    items = args.items.split(",") if args.items else items_to_prove(case)
+    settings = settings_with(_installed())
+    runs = []
+    for v in versions:
+        start = time.monotonic()
+        runs.append(run_release(case, v, items, settings, _source(args), log=print))
+        print(f"  {v}: {time.monotonic() - start:.1f} s", flush=True)
+    for line in outcome_table(runs, items):
+        print(line)
+    bad_outcome = args.bad_outcome or case.history.bad_outcome
+    if not bad_outcome:
+        print("no bad outcome given (--bad-outcome) or recorded: no window to read")
+        return 0
+    win = window(runs, bad_outcome)
+    print(f"window for {bad_outcome}: last_bad={win.last_bad} first_good={win.first_good} "
+          f"status={win.status} items={', '.join(win.bad_items)}")
+    if args.write:
+        write_history(case, win, bad_outcome, [versions[0] + " .. " + versions[-1]])
+        print(f"wrote [history] to {case.manifest}")
+    return 0
+
+
+def _installed():
+    from .toolchain import installed
+
+    return installed()
+
+
+def cmd_new_case(args) -> int:
+    from .scaffold import ScaffoldError, new_case
+
+    try:
+        d = new_case(CASES_DIR, args.slug, args.issue, args.title, args.from_mlir, args.reference,
+                     args.from_torch, args.function)
+    except (ScaffoldError, OSError, AttributeError) as e:
+        raise SystemExit(f"iree-regress new-case: {e}")
+    print(f"wrote {d}: now fill in README.md, the issue's flags, and run "
+          f"`iree-regress prove {args.slug} --scan --bad-outcome <outcome> --write`")
+    return 0
+
+
 def cmd_prove(args) -> int:
     from .prove import prove_case
     from .releases import available
     from .toolchain import installed
 
+    if args.scan:
+        if len(args.cases) != 1:
+            raise SystemExit("iree-regress: prove --scan takes exactly one case")
+        return cmd_scan(args, find_case(args.cases[0]))
     cases = [find_case(s) for s in args.cases] if args.cases else []
     if not args.cases:
         for manifest in discover(CASES_DIR):
@@ -248,7 +302,24 @@ def main(argv=None) -> int:
     p.add_argument("cases", nargs="*", help="case slugs (default: all)")
     p.add_argument("--newest", default=None, help="release to check open bugs on (default: newest)")
     p.add_argument("--json", default=None, help="also write the results as JSON here")
+    p.add_argument("--scan", action="store_true",
+                   help="run one case on every release (or --versions) and print its window")
+    p.add_argument("--versions", default=None, help="with --scan: comma-separated releases")
+    p.add_argument("--items", default=None, help="with --scan: comma-separated items")
+    p.add_argument("--bad-outcome", default=None, help="with --scan: the outcome of the bug")
+    p.add_argument("--write", action="store_true", help="with --scan: write [history]")
     release_source_options(p)
+    n = sub.add_parser("new-case", help="scaffold a case from an MLIR file or a PyTorch module")
+    n.add_argument("slug")
+    n.add_argument("--issue", action="append", default=[], required=True,
+                   help="upstream issue, owner/repo#N (repeatable)")
+    n.add_argument("--title", default=None)
+    src = n.add_mutually_exclusive_group(required=True)
+    src.add_argument("--from-mlir", type=Path, help="the input IR")
+    src.add_argument("--from-torch", help="module.py:Class (module defines example_inputs())")
+    n.add_argument("--reference", type=Path, default=None,
+                   help="with --from-mlir: reference.py (example_inputs(), reference()) for a numeric case")
+    n.add_argument("--function", default=None, help="entry function (default: the first func)")
 
     args, rest = parser.parse_known_args(argv)
     if args.command == "run":
@@ -256,7 +327,7 @@ def main(argv=None) -> int:
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     return {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
-            "git-bisect-run": cmd_git_bisect_run}[args.command](args)
+            "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case}[args.command](args)
 
 
 if __name__ == "__main__":

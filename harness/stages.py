@@ -32,7 +32,7 @@ _VMFB_MAGICS = ((0, b"PK\x03\x04"), (4, b"IREE"))
 
 @dataclass
 class StageResult:
-    stage: str  # import | compile | run | compare | ir
+    stage: str  # import | compile | run | reference | compare | ir
     status: str  # ok | fail | crash | timeout | oom | garbage | skip
     detail: str = ""  # one line: why it is not ok, or a note on an ok/skip
     log: str = ""  # tail of the tool's stderr (or the full diagnosis)
@@ -94,10 +94,14 @@ def _last_diagnostic(stderr: str) -> str:
     return lines[-1][:300] if lines else ""
 
 
-def _cached_result(entry: Path) -> StageResult:
+def _cached_result(entry: Path, command: str | None = None) -> StageResult:
+    """A stored result; `command` re-spells it for this toolchain's paths (a cache entry
+    is shared by every install of the same compiler build)."""
     meta = read_meta(entry)
     result = StageResult(**meta["result"])
     result.cached = True
+    if command is not None:
+        result.command = command
     return result
 
 
@@ -164,7 +168,7 @@ def compile_stage(mlir: Path, flags: list[str], settings: Settings) -> tuple[Sta
     shown = display([_tool_name(settings, tc.compile), mlir, *flags, "-o", "module.vmfb"])
     with settings.cache.compute_once("compile", key) as done:
         if done:
-            result = _cached_result(done)
+            result = _cached_result(done, shown)
             return result, (done / "module.vmfb") if result.ok else None
         out = settings.cache.scratch("compile-")
         vmfb = out / "module.vmfb"
@@ -197,14 +201,14 @@ def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[
     key = digest("run", vmfb, [p.read_bytes() for p in inputs], device, tc.runtime_version,
                  tc.fingerprint(), n_outputs, case.function)
     out_names = [f"out{i}.npy" for i in range(n_outputs)]
+    shown = display([_tool_name(settings, tc.run_module), *args,
+                     *[f"--output=@{n}" for n in out_names]])
     with settings.cache.compute_once("run", key) as done:
         if done and settings.cache_runs:
-            result = _cached_result(done)
+            result = _cached_result(done, shown)
             return result, ([np.load(done / n) for n in out_names] if result.ok else None)
         out = settings.cache.scratch("run-")
         argv = [tc.run_module, *args, *[f"--output=@{out / n}" for n in out_names]]
-        shown = display([_tool_name(settings, tc.run_module), *args,
-                         *[f"--output=@{n}" for n in out_names]])
         proc = run_bounded(argv, settings.run_bounds)
         result = _from_process("run", proc, shown)
         outputs = None
@@ -231,7 +235,8 @@ def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> 
                               "golden")]
     eager_result, entry = torch_job(case, settings, import_mlir=case.torch_model is not None)
     if entry is None:
-        return StageResult("compare", eager_result.status,
+        # Not the compiler's fault: its own stage, so it never reads as wrong numbers.
+        return StageResult("reference", eager_result.status,
                            f"PyTorch eager reference failed: {eager_result.detail}",
                            eager_result.log, eager_result.command)
     eager = [np.load(p) for p in npy_files(entry) if p.name.startswith("eager")]
@@ -260,7 +265,7 @@ def ir_stage(case: Case, check: IrCheck, settings: Settings) -> StageResult:
              + display(["filecheck", check.checks, f"--check-prefix={check.check_prefix}"]))
     with settings.cache.compute_once("ir", key) as done:
         if done:
-            return _cached_result(done)
+            return _cached_result(done, shown)
         out = settings.cache.scratch("ir-")
         produced = out / "output.mlir"
         proc = run_bounded([tool, ir_input, *check.args], settings.compile_bounds, stdout_path=produced)

@@ -1,0 +1,123 @@
+"""`iree-regress new-case`: scaffold a case directory from an MLIR file or a PyTorch module.
+
+Writes case.toml (full matrix, history left for `prove --scan --write` to fill in),
+a README skeleton, the input program, and for numeric cases the golden files from
+PyTorch. The scaffold is a start: the issue links, the bug's description and the
+expectations are for the author to write.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from .case import ISSUE_REF, issue_url
+from .reference import load_program, write_golden
+
+_FUNC = re.compile(r"func\.func\s+(?:public\s+)?@([\w$.-]+)")
+SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+class ScaffoldError(ValueError):
+    pass
+
+
+def _toml_list(values) -> str:
+    return "[" + ", ".join(f'"{v}"' for v in values) + "]"
+
+
+def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str]) -> str:
+    return "\n".join([
+        f'title = "{title}"',
+        f'kind = "{kind}"',
+        f"issues = {_toml_list(issues)}",
+        "# prs = [\"iree-org/iree#...\"]",
+        "",
+        "[source]",
+        *source_lines,
+        "",
+        "[matrix]",
+        'targets = ["cpu", "vulkan", "hip", "cuda"]',
+        'opt_levels = ["O0", "O1", "O2", "O3"]',
+        "flags = []  # the issue's own iree-compile flags",
+        "",
+        "[compare]",
+        "atol = 1e-5",
+        "rtol = 1e-5",
+        "",
+        "# Known failures, e.g. for a bug still open on the newest release:",
+        "# [[expect]]",
+        '# targets = ["cpu"]',
+        '# compiler = ">=3.4"',
+        '# outcome = "compile-fail"',
+        '# match = "the diagnostic"',
+        '# reason = "iree-org/iree#NNNN: still open"',
+        "",
+        "# Filled in by `iree-regress prove <slug> --scan --write --bad-outcome ...`.",
+        "[history]",
+        'status = "unknown"',
+        "",
+    ])
+
+
+def readme(slug: str, title: str, issues: list[str], source_note: str, golden: bool) -> str:
+    links = ", ".join(f"[{ref}]({issue_url(ref)})" for ref in issues)
+    lines = [f"# {slug}", "", f"{title}.", "", f"Upstream: {links}.", "", "## The bug", "",
+             "TODO: what went wrong, in two paragraphs: the symptom as the issue reports it, "
+             "then the cause and the fix.", "", "## The reproducer", "", source_note, "",
+             "## Measured", "",
+             f"TODO: paste `iree-regress prove {slug} --scan` (release x item outcomes).", ""]
+    if golden:
+        lines += [f"Regenerate goldens: `iree-regress golden {slug}`", ""]
+    return "\n".join(lines)
+
+
+def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = None,
+             from_mlir: Path | None = None, reference: Path | None = None,
+             from_torch: str | None = None, function: str | None = None) -> Path:
+    if not SLUG.match(slug):
+        raise ScaffoldError(f"slug {slug!r}: use lower-case words joined by '-'")
+    if not issues or any(not ISSUE_REF.match(i) for i in issues):
+        raise ScaffoldError(f"--issue must be owner/repo#N, got {issues or 'nothing'}")
+    if (from_mlir is None) == (from_torch is None):
+        raise ScaffoldError("give exactly one of --from-mlir and --from-torch")
+    case_dir = Path(cases_dir) / slug
+    if case_dir.exists():
+        raise ScaffoldError(f"{case_dir} already exists")
+    title = title or slug.replace("-", " ")
+    case_dir.mkdir(parents=True)
+    try:
+        if from_mlir is not None:
+            text = Path(from_mlir).read_text()
+            funcs = _FUNC.findall(text)
+            entry = function or (funcs[0] if funcs else "main")
+            (case_dir / "model.mlir").write_text(text)
+            lines = ['mlir = "model.mlir"', f'function = "{entry}"']
+            golden = reference is not None
+            if golden:
+                shutil.copy(reference, case_dir / "reference.py")
+                lines.append('reference = "reference.py"')
+            note = (f"`model.mlir` comes from {Path(from_mlir).name} (TODO: say which issue "
+                    "comment or lit test it was written after).")
+        else:
+            module_path, _, class_name = from_torch.partition(":")
+            text = Path(module_path).read_text()
+            if class_name and class_name != "Model":
+                text += f"\n\n# The harness imports `Model`.\nModel = {class_name}\n"
+            (case_dir / "model.py").write_text(text)
+            load_program(case_dir / "model.py")  # fails early, naming what is missing
+            lines = ['torch = "model.py"']
+            golden = True
+            note = (f"`model.py` comes from {Path(module_path).name} (TODO: say which issue "
+                    "it reproduces and how it was reduced).")
+        kind = "numeric" if golden else "compile"
+        (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines))
+        (case_dir / "README.md").write_text(readme(slug, title, issues, note, golden))
+        if golden:
+            program = case_dir / ("model.py" if from_torch else "reference.py")
+            write_golden(program, case_dir)
+    except Exception:
+        shutil.rmtree(case_dir, ignore_errors=True)
+        raise
+    return case_dir
