@@ -121,11 +121,21 @@ def pytest_collect_file(file_path: Path, parent):
     return None
 
 
-def pytest_collection_finish(session):
-    """Start results.jsonl once per run, only when case items were collected."""
+def _runs_cases(config) -> bool:
+    """Whether the command line names cases (under xdist the controller collects no
+    items, so this is read from the arguments, not from the collected items)."""
+    for arg in config.args:
+        p = Path(arg.split("::")[0])
+        if p.name == "case.toml" or (p.is_dir() and (any(p.glob("case.toml"))
+                                                     or any(p.glob("*/case.toml")))):
+            return True
+    return False
+
+
+def pytest_sessionstart(session):
+    """Start results.jsonl once per run (controller only; workers append to it)."""
     config = session.config
-    if (_is_worker(config) or config.option.collectonly
-            or not any(isinstance(i, CaseItem) for i in session.items)):
+    if _is_worker(config) or config.option.collectonly or not _runs_cases(config):
         return
     settings = settings_for(config)
     tc = settings.toolchain

@@ -47,6 +47,7 @@ class ResultsWriter:
 
     def append(self, record: dict):
         line = (json.dumps({"type": "item", **record}, default=str) + "\n").encode()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, line)
