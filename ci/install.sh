@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Everything the suite needs on a fresh Debian machine: Mesa lavapipe (software
-# Vulkan, so vulkan items run without a GPU), then the Python packages. torch is pinned
+# Vulkan, so vulkan items run without a GPU), Chromium (the HTML report's render
+# test), then the Python packages. torch is pinned
 # in pyproject.toml (an unpinned torch pulls a multi-GB CUDA build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mesa-vulkan-drivers libvulkan1 chromium >/dev/null
 fi
 python3 -m pip install -q --disable-pip-version-check -e .

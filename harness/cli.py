@@ -7,6 +7,7 @@
                                                    first release where the item's outcome changes
     iree-regress prove [SLUG...]                   run cases on their known-bad / known-good releases
     iree-regress prove SLUG --scan [--write]       every release: outcome table and bug window
+    iree-regress report [RESULTS] [--previous OLD]  summary.md + report.html (+ what changed)
     iree-regress new-case SLUG --from-mlir F | --from-torch M.py:Class --issue owner/repo#N
     iree-regress git-bisect-run CASE::ITEM --tools-dir DIR
                                                    exit 0 good / 1 bad / 125 skip, for `git bisect run`
@@ -20,7 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-from . import targets
 from .case import CaseError, discover
 from .probe import CASES_DIR, find_case, parse_ref, run_item, settings_with
 
@@ -45,10 +45,7 @@ def cmd_env(args) -> int:
     from .report import environment
     from .toolchain import resolve
 
-    tc = resolve(args.iree_tools_dir)
-    devices = {t: targets.list_devices(str(tc.run_module), targets.PROFILES[t].driver)
-               for t in ("vulkan", "hip", "cuda")}
-    print(json.dumps(environment(tc, devices), indent=2))
+    print(json.dumps(environment(resolve(args.iree_tools_dir)), indent=2))
     return 0
 
 
@@ -202,6 +199,31 @@ def cmd_scan(args, case) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    """Markdown + HTML from a results file; with --previous, what changed. Exit 1 when
+    --fail-on-regression and there are new failures or unexpected passes."""
+    from .render import html_page, markdown
+    from .summary import build
+
+    model = build(args.results, args.previous)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.md").write_text(markdown(model))
+    (out / "report.html").write_text(html_page(model))
+    print(f"wrote {out / 'summary.md'} and {out / 'report.html'} ({len(model.items)} items: "
+          + ", ".join(f"{n} {s}" for s, n in model.counts.items() if n) + ")")
+    for g in model.groups:
+        print(f"  {g.outcome} x{len(g.items)}: {g.signature}")
+    if model.diff is not None:
+        d = model.diff
+        print(f"since {args.previous}: {len(d.new_failures)} new failures, "
+              f"{len(d.unexpected_passes)} unexpected passes, {len(d.new_passes)} new passes, "
+              f"{len(d.time_changes)} compile-time changes")
+        if args.fail_on_regression and d.regressed:
+            return 1
+    return 0
+
+
 def _installed():
     from .toolchain import installed
 
@@ -309,6 +331,12 @@ def main(argv=None) -> int:
     p.add_argument("--bad-outcome", default=None, help="with --scan: the outcome of the bug")
     p.add_argument("--write", action="store_true", help="with --scan: write [history]")
     release_source_options(p)
+    rp = sub.add_parser("report", help="Markdown + HTML report from results.jsonl")
+    rp.add_argument("results", nargs="?", type=Path, default=Path("reports/results.jsonl"))
+    rp.add_argument("--previous", type=Path, default=None, help="a previous run's results.jsonl")
+    rp.add_argument("--out", default="reports", help="folder for summary.md and report.html")
+    rp.add_argument("--fail-on-regression", action="store_true",
+                    help="exit 1 on new failures or unexpected passes (needs --previous)")
     n = sub.add_parser("new-case", help="scaffold a case from an MLIR file or a PyTorch module")
     n.add_argument("slug")
     n.add_argument("--issue", action="append", default=[], required=True,
@@ -327,7 +355,8 @@ def main(argv=None) -> int:
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     return {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
-            "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case}[args.command](args)
+            "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case,
+            "report": cmd_report}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -137,11 +137,7 @@ def pytest_sessionstart(session):
     config = session.config
     if _is_worker(config) or config.option.collectonly or not _runs_cases(config):
         return
-    settings = settings_for(config)
-    tc = settings.toolchain
-    devices = {t: targets.list_devices(str(tc.run_module), targets.PROFILES[t].driver)
-               for t in ("vulkan", "hip", "cuda")}
-    env = environment(tc, devices)
+    env = environment(settings_for(config).toolchain)
     config.stash[_ENV_KEY] = env
     _writer(config).start({"environment": env})
 

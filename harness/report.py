@@ -13,6 +13,7 @@ import platform
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from . import targets
 from .toolchain import Toolchain
 
 RESULTS_NAME = "results.jsonl"
@@ -28,12 +29,18 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def environment(toolchain: Toolchain, devices: dict[str, tuple[str, ...]]) -> dict:
+def environment(toolchain: Toolchain) -> dict:
+    """The fingerprint every report carries: versions, host CPU, devices and drivers."""
+    run_module = str(toolchain.run_module)
+    drivers = ("vulkan", "hip", "cuda")
     return {"compiler_version": toolchain.compiler_version,
             "compiler_revision": toolchain.compiler_revision,
             "runtime_version": toolchain.runtime_version, "toolchain": toolchain.source,
             "packages": package_versions(), "host": platform.node(), "machine": platform.machine(),
-            "devices": {k: list(v) for k, v in devices.items()}}
+            "host_cpu": targets.host_cpu_name(),
+            "devices": {d: list(targets.list_devices(run_module, d)) for d in drivers},
+            "device_info": {d: list(targets.device_info(run_module, d)) for d in drivers
+                            if targets.list_devices(run_module, d)}}
 
 
 class ResultsWriter:

@@ -56,7 +56,7 @@ class ItemResult:
         return " && ".join(commands) + f"   # IREE {self.compiler}"
 
     def as_dict(self) -> dict:
-        return {"case": self.case.slug, "item": self.name, "target": self.target,
+        return {"case": self.case.slug, "title": self.case.title, "item": self.name, "target": self.target,
                 "opt_level": self.opt_level, "ir_check": self.ir_check, "compiler": self.compiler,
                 "outcome": self.outcome, "compile_only": self.compile_only,
                 "seconds": round(self.seconds, 3), "issues": list(self.case.issues),

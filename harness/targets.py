@@ -132,6 +132,30 @@ def list_devices(run_module: str, driver: str) -> tuple[str, ...]:
                  if line.strip().startswith(f"{driver}://"))
 
 
+@functools.lru_cache(maxsize=None)
+def device_info(run_module: str, driver: str) -> tuple[dict, ...]:
+    """name / driver / driver_info of each device of a driver, for report fingerprints."""
+    try:
+        out = subprocess.run([run_module, f"--dump_devices={driver}"], capture_output=True,
+                             text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    devices, current = [], None
+    for line in out.stdout.splitlines():
+        if line.startswith("name: "):
+            current = {"name": line[6:].strip()}
+            devices.append(current)
+        elif current is not None and ": " in line and not line.startswith((" ", "#")):
+            k, v = line.split(": ", 1)
+            if k in ("driver", "driver_info", "type", "api"):
+                current[k] = v.strip()
+    return tuple(devices)
+
+
+def host_cpu_name() -> str:
+    return host_cpu_id().split("|", 1)[0]
+
+
 def run_device(target: str, run_module: str) -> str | None:
     """The --device for running `target` here, or None when nothing here can run it."""
     profile = PROFILES[target]

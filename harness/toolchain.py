@@ -125,17 +125,21 @@ def from_tools_dir(tools_dir: Path) -> Toolchain:
 
 def installed() -> Toolchain:
     """The iree-base-compiler / iree-base-runtime of this Python."""
+    import importlib.util
+
     try:
-        import iree.compiler  # noqa: F401  (only to locate the package)
-        import iree._runtime_libs  # noqa: F401
-    except ImportError as e:
+        missing = [m for m in ("iree.compiler", "iree._runtime_libs")
+                   if importlib.util.find_spec(m) is None]
+    except ImportError:  # the parent package `iree` itself is absent
+        missing = ["iree"]
+    if missing:
         # Fall back to tools on PATH (e.g. a system install without the wheels).
         found = {n: shutil.which(n) for n in TOOL_NAMES}
         if all(found.values()):
             return from_tools_dir(Path(found["iree-compile"]).parent)
         raise ToolchainError(
             "no IREE toolchain: install iree-base-compiler and iree-base-runtime "
-            f"or pass --iree-tools-dir ({e})") from e
+            f"or pass --iree-tools-dir (missing: {', '.join(missing)})")
     import iree.compiler as c
     site = Path(c.__file__).resolve().parent.parent.parent
     return from_site_packages(site, "installed packages")

@@ -1,0 +1,179 @@
+"""Render a ReportModel as Markdown and as one self-contained HTML page.
+
+The HTML needs no network: styles and the small script are inline. The script
+writes what the browser actually rendered (cells per computed background colour)
+into #render-check, which the test reads back from headless Chromium.
+"""
+
+from __future__ import annotations
+
+import html
+
+from .signatures import failing_stage
+from .summary import STATES, ReportModel, cell_label, cell_state, diagnosis
+
+COLOURS = {  # state -> background
+    "pass": "#2e9d4f", "compile-only": "#8fd19e", "xfail": "#8aa4c8", "xpass": "#f2c21b",
+    "fail": "#d9363e", "crash": "#7b1fa2", "timeout": "#ef7d22", "oom": "#a0522d",
+    "garbage": "#5d4037", "skip": "#d0d0d0",
+}
+
+
+def _env_lines(env: dict) -> list[tuple[str, str]]:
+    pk = env.get("packages", {})
+    lines = [("IREE compiler", f"{env.get('compiler_version', '?')} @ {env.get('compiler_revision', '')[:12]}"),
+             ("IREE runtime", env.get("runtime_version", "?")),
+             ("packages", ", ".join(f"{k} {v}" for k, v in pk.items() if v)),
+             ("host", f"{env.get('host_cpu', '?')} ({env.get('machine', '?')})")]
+    for driver, devices in env.get("device_info", {}).items():
+        for d in devices:
+            lines.append((driver, f"{d.get('name', '?')} / {d.get('driver', '')} {d.get('driver_info', '')}".strip()))
+    return lines
+
+
+def _verdict_counts(model: ReportModel) -> str:
+    return ", ".join(f"{n} {s}" for s, n in model.counts.items() if n)
+
+
+# ------------------------------------------------------------------------- markdown
+
+def markdown(model: ReportModel) -> str:
+    out = ["# iree-regress report", ""]
+    out += [f"- **{k}**: {v}" for k, v in _env_lines(model.environment)]
+    out += ["", f"**{len(model.items)} items**: {_verdict_counts(model)}", ""]
+    if model.diff is not None:
+        d = model.diff
+        out += ["## Since the previous run", ""]
+        out += [f"- new failures: {len(d.new_failures)}", f"- unexpected passes: {len(d.unexpected_passes)}",
+                f"- new passes: {len(d.new_passes)}", f"- compile-time changes: {len(d.time_changes)}", ""]
+        for title, items in (("New failures", d.new_failures), ("Unexpected passes", d.unexpected_passes),
+                             ("New passes", d.new_passes)):
+            if items:
+                out += [f"### {title}", ""] + [f"- `{i['case']}::{i['item']}` {i['outcome']}" for i in items] + [""]
+        if d.time_changes:
+            out += ["### Compile time", ""] + [f"- `{c.key}` {c.before:.1f} s -> {c.after:.1f} s "
+                                                f"({c.ratio:.2f}x)" for c in d.time_changes] + [""]
+    cols = model.columns
+    out += ["## Matrix", "", "| case | " + " | ".join(cols) + (" | ir |" if model.has_ir else " |"),
+            "|---" * (len(cols) + 1 + model.has_ir) + "|"]
+    for row in model.rows:
+        cells = [cell_label(row.cells[c]) if c in row.cells else "" for c in cols]
+        if model.has_ir:
+            cells.append(", ".join(f"{i['ir_check']}: {cell_label(i)}" for i in row.ir_cells))
+        links = " ".join(f"[{ref}]({url})" for ref, url in row.issue_links())
+        out.append(f"| {row.slug} {links} | " + " | ".join(cells) + " |")
+    out += ["", "## Failures by signature (wrong numbers first)", ""]
+    if not model.groups:
+        out.append("None.")
+    for g in model.groups:
+        names = ", ".join(f"`{i['case']}::{i['item']}`" for i in g.items[:12])
+        more = f" and {len(g.items) - 12} more" if len(g.items) > 12 else ""
+        out += [f"### {g.outcome} x{len(g.items)}: {g.signature}", "", f"Items: {names}{more}", "",
+                "```", diagnosis(g.example)[-1500:], "```", "", "Reproducer:", "",
+                "```sh", g.example.get("reproducer", ""), "```", ""]
+    return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------------------- html
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
+table.matrix{border-collapse:collapse;margin:12px 0}
+.matrix th,.matrix td{border:1px solid #fff;padding:3px 6px;text-align:center;font-size:12px}
+.matrix th{background:#eee}.matrix td.case{text-align:left;background:#fafafa;white-space:nowrap}
+td.cell a{color:inherit;text-decoration:none;display:block}
+td.cell{min-width:64px;color:#fff}
+.legend span{display:inline-block;padding:2px 8px;margin:2px;border-radius:3px;color:#fff;font-size:12px}
+pre{background:#f5f5f5;padding:8px;overflow:auto;max-height:320px;font-size:12px}
+.env td{padding:1px 8px}.diff li{margin:2px 0}
+""" + "".join(f"td.s-{s},.legend .s-{s}{{background:{c}}}" for s, c in COLOURS.items()) + \
+    "td.s-compile-only,td.s-xpass,td.s-skip,.legend .s-compile-only,.legend .s-xpass,.legend .s-skip{color:#222}"
+
+_CHECK_JS = """
+(function(){var cells=document.querySelectorAll('td.cell');var by={};
+for(var i=0;i<cells.length;i++){var c=getComputedStyle(cells[i]).backgroundColor;by[c]=(by[c]||0)+1;}
+document.getElementById('render-check').textContent=JSON.stringify({cells:cells.length,colours:by});})();
+"""
+
+
+def _e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _cell(item: dict, anchor: str) -> str:
+    state = cell_state(item)
+    title = f"{item['case']}::{item['item']}: {item['outcome']} ({item.get('verdict')})"
+    inner = _e(cell_label(item))
+    if item.get("verdict") in ("FAIL", "XPASS", "XFAIL"):
+        inner = f'<a href="#{anchor}">{inner}</a>'
+    return f'<td class="cell s-{state}" title="{_e(title)}">{inner}</td>'
+
+
+def html_page(model: ReportModel) -> str:
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>iree-regress report</title>",
+             f"<style>{_CSS}</style></head><body><h1>iree-regress report</h1><table class='env'>"]
+    parts += [f"<tr><th align=left>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in _env_lines(model.environment)]
+    parts.append(f"</table><p><b>{len(model.items)} items</b>: {_e(_verdict_counts(model))}</p>")
+    parts.append("<div class='legend'>" + "".join(
+        f"<span class='s-{s}' title='{_e(t)}'>{_e(s)}</span>" for s, t in STATES.items()) + "</div>")
+
+    if model.diff is not None:
+        d = model.diff
+        parts.append("<h2>Since the previous run</h2><ul class='diff'>")
+        for title, items in (("New failures", d.new_failures), ("Unexpected passes", d.unexpected_passes),
+                             ("New passes", d.new_passes)):
+            names = ", ".join(_e(f"{i['case']}::{i['item']}") for i in items) or "none"
+            parts.append(f"<li><b>{title}</b> ({len(items)}): {names}</li>")
+        changes = ", ".join(_e(f"{c.key} {c.before:.1f}s→{c.after:.1f}s") for c in d.time_changes) or "none"
+        parts.append(f"<li><b>Compile-time changes</b> ({len(d.time_changes)}): {changes}</li></ul>")
+
+    cols = model.columns
+    parts.append("<h2>Matrix</h2><table class='matrix'><tr><th>case</th>"
+                 + "".join(f"<th>{_e(c)}</th>" for c in cols) + ("<th>ir</th>" if model.has_ir else "") + "</tr>")
+    details = []
+    for row in model.rows:
+        links = " ".join(f"<a href='{_e(url)}'>{_e(ref)}</a>" for ref, url in row.issue_links())
+        tds = [f"<td class='case' title='{_e(row.title)}'><b>{_e(row.slug)}</b><br>{links}</td>"]
+        for c in cols:
+            item = row.cells.get(c)
+            if item is None:
+                tds.append("<td></td>")
+                continue
+            anchor = f"d-{row.slug}-{c}"
+            tds.append(_cell(item, anchor))
+            details.append((anchor, item))
+        if model.has_ir:
+            sub = "".join(_cell(i, f"d-{row.slug}-{i['item']}") for i in row.ir_cells)
+            details += [(f"d-{row.slug}-{i['item']}", i) for i in row.ir_cells]
+            tds.append(f"<td><table><tr>{sub}</tr></table></td>" if sub else "<td></td>")
+        parts.append("<tr>" + "".join(tds) + "</tr>")
+    parts.append("</table>")
+
+    parts.append("<h2>Failures by signature</h2>")
+    if not model.groups:
+        parts.append("<p>None.</p>")
+    for g in model.groups:
+        names = ", ".join(_e(f"{i['case']}::{i['item']}") for i in g.items)
+        parts.append(f"<h3>{_e(g.outcome)} ×{len(g.items)}: {_e(g.signature)}</h3><p>{names}</p>")
+
+    parts.append("<h2>Details</h2>")
+    for anchor, item in details:
+        if item.get("verdict") not in ("FAIL", "XPASS", "XFAIL"):
+            continue
+        stage = failing_stage(item)
+        parts.append(f"<h3 id='{_e(anchor)}'>{_e(item['case'])}::{_e(item['item'])} — {_e(item['outcome'])} "
+                     f"({_e(item.get('verdict'))})</h3><p>{_e(item.get('message', ''))}</p>")
+        if stage is not None:
+            parts.append(f"<pre>{_e(diagnosis(item))}</pre>")
+        parts.append(f"<p>Reproducer:</p><pre>{_e(item.get('reproducer', ''))}</pre>")
+    parts.append("<pre id='render-check' hidden></pre>")
+    parts.append(f"<script>{_CHECK_JS}</script></body></html>")
+    return "\n".join(parts)
+
+
+def render_check_expected(model: ReportModel) -> dict:
+    """What #render-check must say: cells per state, for the test to compare."""
+    counts: dict[str, int] = {}
+    for item in model.items:
+        counts[cell_state(item)] = counts.get(cell_state(item), 0) + 1
+    return counts

@@ -1,0 +1,161 @@
+"""Reports: failure signatures, run diffs, Markdown, and the HTML matrix as headless
+Chromium renders it (cell count and colours read back from the rendered page)."""
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from harness.cli import main as cli_main
+from harness.render import COLOURS, html_page, markdown, render_check_expected
+from harness.report import ResultsWriter
+from harness.rundiff import diff_runs
+from harness.signatures import group_failures, normalise
+from harness.summary import build, cell_state
+
+ENV = {"compiler_version": "3.13.0rc20261016", "compiler_revision": "89ece87b8985" + "0" * 28,
+       "runtime_version": "3.13.0rc20261016", "packages": {"torch": "2.13.0"},
+       "host_cpu": "Test CPU", "machine": "x86_64",
+       "device_info": {"vulkan": [{"name": "llvmpipe", "driver": "llvmpipe", "driver_info": "Mesa"}]}}
+
+
+def stage(name, status="ok", detail="", log="", seconds=0.5, data=None):
+    return {"stage": name, "status": status, "detail": detail, "log": log, "command": f"{name} cmd",
+            "seconds": seconds, "peak_rss_mb": 10.0, "cached": False, "data": data or {}}
+
+
+def item(case, name, verdict, stages, compile_only=False, ir_check=None):
+    bad = next((s for s in stages if s["status"] not in ("ok", "skip")), None)
+    outcome = f"{bad['stage']}-{bad['status']}" if bad else "pass"
+    target, _, level = name.rpartition("-")
+    return {"case": case, "title": f"title of {case}", "item": name, "target": None if ir_check else target,
+            "opt_level": None if ir_check else level, "ir_check": ir_check, "compiler": "3.13.0",
+            "outcome": outcome, "verdict": verdict, "compile_only": compile_only,
+            "issues": ["iree-org/iree#1234"], "stages": stages, "message": f"{verdict} {outcome}",
+            "reproducer": f"iree-compile {case}.mlir --flags # {name}"}
+
+
+WRONG = {"comparisons": [{"against": "golden", "ok": False, "problem": "",
+                          "outputs": [{"index": 0, "ok": False}]}]}
+
+
+def current_items():
+    ok = [stage("import"), stage("compile"), stage("run"), stage("compare")]
+    return [
+        item("alpha", "cpu-O0", "PASS", ok),
+        item("alpha", "cpu-O3", "FAIL", [stage("import"), stage("compile"), stage("run"),
+                                         stage("compare", "fail", "vs golden: output 0: 3/8 differ", data=WRONG)]),
+        item("alpha", "hip-O0", "PASS", [stage("import"), stage("compile"), stage("run", "skip", "compile-only")],
+             compile_only=True),
+        item("alpha", "hip-O3", "XFAIL", [stage("import"), stage("compile", "fail", "error: failed to bufferize op")]),
+        item("beta", "cpu-O0", "FAIL", [stage("import"), stage("compile", "crash", "crashed (SIGSEGV)")]),
+        item("beta", "cpu-O3", "FAIL", [stage("import"), stage("compile", "timeout", "killed after 300 s")]),
+        item("beta", "vulkan-O0", "FAIL", [stage("import"), stage("compile", "oom", "killed at 9000 MB")]),
+        item("beta", "vulkan-O3", "FAIL", [stage("import"), stage("compile"), stage("run", "garbage", "unreadable")]),
+        item("beta", "cuda-O0", "XPASS", ok),
+        item("gamma", "ir-strip", "SKIP", [stage("ir", "skip", "not for this compiler")], ir_check="strip"),
+        item("gamma", "cpu-O0", "FAIL", [stage("import"), stage(
+            "compile", "fail", "/tmp/a/model.mlir:12:3: error: 'tensor.pad' op %arg3 has 4x?x8xf32 type")]),
+        item("gamma", "cpu-O1", "FAIL", [stage("import"), stage(
+            "compile", "fail", "/other/dir/model.mlir:99:7: error: 'tensor.pad' op %11 has 16x?x2xf32 type")]),
+    ]
+
+
+def previous_items():
+    ok = [stage("import"), stage("compile", seconds=0.5), stage("run"), stage("compare")]
+    return [
+        item("alpha", "cpu-O0", "PASS", [stage("import"), stage("compile", seconds=4.0), stage("run"),
+                                         stage("compare")]),
+        item("alpha", "cpu-O3", "PASS", ok),
+        item("beta", "cpu-O0", "FAIL", [stage("import"), stage("compile", "crash", "crashed (SIGSEGV)")]),
+        item("gamma", "cpu-O0", "PASS", ok),
+        item("old", "cpu-O0", "PASS", ok),
+    ]
+
+
+def write_results(path, items):
+    w = ResultsWriter(path)
+    w.start({"environment": ENV})
+    for i in items:
+        w.append(i)
+    return path
+
+
+@pytest.fixture
+def results(tmp_path):
+    return (write_results(tmp_path / "now.jsonl", current_items()),
+            write_results(tmp_path / "before.jsonl", previous_items()))
+
+
+def test_signature_strips_paths_ssa_numbers_and_shapes():
+    a = normalise("/tmp/a/model.mlir:12:3: error: 'tensor.pad' op %arg3 has 4x?x8xf32 type")
+    b = normalise("/other/dir/model.mlir:99:7: error: 'tensor.pad' op %11 has 16x?x2xf32 type")
+    assert a == b
+    assert "tensor.pad" in a and "/tmp" not in a and "%arg3" not in a
+    assert normalise("error: failed to legalize") != normalise("error: failed to bufferize")
+
+
+def test_failures_grouped_and_miscompiles_first():
+    groups = group_failures(current_items())
+    assert groups[0].outcome == "compare-fail"
+    pad = [g for g in groups if "tensor.pad" in g.signature]
+    assert len(pad) == 1 and len(pad[0].items) == 2  # two items, one reason
+    order = [g.outcome for g in groups]
+    assert order.index("compile-crash") < order.index("compile-fail") < order.index("compile-timeout")
+
+
+def test_run_diff():
+    d = diff_runs(previous_items(), current_items())
+    assert {f"{i['case']}::{i['item']}" for i in d.new_failures} >= {"alpha::cpu-O3", "gamma::cpu-O0",
+                                                                     "gamma::cpu-O1"}
+    assert "beta::cpu-O0" not in {f"{i['case']}::{i['item']}" for i in d.new_failures}  # failed before too
+    assert [i["item"] for i in d.unexpected_passes] == ["cuda-O0"]
+    assert [c.key for c in d.time_changes] == ["alpha::cpu-O0"]  # 4.0 s -> 0.5 s
+    assert d.gone == ["old::cpu-O0"] and d.regressed
+    assert not diff_runs(current_items(), [i for i in current_items() if i["verdict"] in ("PASS", "XFAIL")]).regressed
+
+
+def test_markdown_has_environment_matrix_links_and_reproducers(results):
+    md = markdown(build(*results))
+    assert "3.13.0rc20261016 @ 89ece87b8985" in md and "llvmpipe" in md and "Test CPU" in md
+    assert "[iree-org/iree#1234](https://github.com/iree-org/iree/issues/1234)" in md
+    assert "iree-compile alpha.mlir --flags # cpu-O3" in md
+    assert "New failures" in md and "Unexpected passes" in md
+    assert md.index("compare-fail") < md.index("compile-crash")
+
+
+def test_report_command_fails_only_on_regressions(results, tmp_path):
+    now, before = results
+    out = tmp_path / "out"
+    assert cli_main(["report", str(now), "--previous", str(before), "--out", str(out),
+                     "--fail-on-regression"]) == 1
+    assert (out / "summary.md").is_file() and (out / "report.html").is_file()
+    calm = write_results(tmp_path / "calm.jsonl", [i for i in current_items() if i["verdict"] == "PASS"])
+    assert cli_main(["report", str(calm), "--previous", str(calm), "--out", str(out),
+                     "--fail-on-regression"]) == 0
+
+
+def _rgb(hex_colour):
+    h = hex_colour.lstrip("#")
+    return "rgb({}, {}, {})".format(*(int(h[i:i + 2], 16) for i in (0, 2, 4)))
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian package chromium not installed")
+def test_html_matrix_renders_in_headless_chromium(results, tmp_path):
+    model = build(*results)
+    page = tmp_path / "report.html"
+    page.write_text(html_page(model))
+    dom = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run",
+         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=2000", "--dump-dom",
+         page.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    m = re.search(r'<pre id="render-check" hidden="">(.*?)</pre>', dom, re.S)
+    assert m, f"no render check in the rendered page: {dom[:500]}"
+    seen = json.loads(m.group(1).replace("&quot;", '"'))
+    assert seen["cells"] == len(model.items) == 12
+    want = {_rgb(COLOURS[s]): n for s, n in render_check_expected(model).items()}
+    assert seen["colours"] == want
+    assert {cell_state(i) for i in model.items} == set(COLOURS)  # every state is drawn
