@@ -8,6 +8,8 @@
     iree-regress prove [SLUG...]                   run cases on their known-bad / known-good releases
     iree-regress prove SLUG --scan [--write]       every release: outcome table and bug window
     iree-regress report [RESULTS] [--previous OLD]  summary.md + report.html (+ what changed)
+    iree-regress repro CASE[::ITEM] --out DIR      reproducer bundle(s): input, module, run.sh, ISSUE.md
+    iree-regress run-bundle DIR...                 run bundled modules here (runtime + numpy only)
     iree-regress new-case SLUG --from-mlir F | --from-torch M.py:Class --issue owner/repo#N
     iree-regress git-bisect-run CASE::ITEM --tools-dir DIR
                                                    exit 0 good / 1 bad / 125 skip, for `git bisect run`
@@ -224,6 +226,47 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_repro(args) -> int:
+    """One bundle per item: CASE::ITEM, or every matrix item of CASE."""
+    from .bundle import write_bundle
+    from .probe import item_names
+    from .toolchain import resolve
+
+    if args.release:
+        from .releases import ensure
+
+        settings = settings_with(ensure(args.release, _source(args)))
+    else:
+        settings = settings_with(resolve(args.iree_tools_dir))
+    written = 0
+    for ref in args.items:
+        case, item = parse_ref(ref)
+        names = [item] if item else [n for n in item_names(case) if not n.startswith("ir-")]
+        for name in names:
+            if args.target and not name.startswith(tuple(f"{t}-" for t in args.target.split(","))):
+                continue
+            result = run_item(case, name, settings)
+            out = Path(args.out) / f"{case.slug}--{name}" if len(names) > 1 or len(args.items) > 1 \
+                else Path(args.out)
+            try:
+                write_bundle(case, result, settings, out)
+            except ValueError as e:
+                print(f"skip: {e}")
+                continue
+            written += 1
+            print(f"{case.slug}::{name}: {result.outcome} -> {out} (run.sh, ISSUE.md)")
+    return 0 if written else 1
+
+
+def cmd_run_bundle(args) -> int:
+    from .bundle_run import run_bundle
+
+    status = 0
+    for d in args.bundles:
+        status = max(status, run_bundle(Path(d), args.device))
+    return status
+
+
 def _installed():
     from .toolchain import installed
 
@@ -331,6 +374,16 @@ def main(argv=None) -> int:
     p.add_argument("--bad-outcome", default=None, help="with --scan: the outcome of the bug")
     p.add_argument("--write", action="store_true", help="with --scan: write [history]")
     release_source_options(p)
+    rb = sub.add_parser("repro", help="write reproducer bundles (input, module, run.sh, ISSUE.md)")
+    rb.add_argument("items", nargs="+", help="CASE::ITEM, or CASE for all its matrix items")
+    rb.add_argument("--out", required=True, help="bundle folder (one subfolder per item if several)")
+    rb.add_argument("--target", default=None, help="only these targets, e.g. cuda,vulkan")
+    rb.add_argument("--iree-tools-dir", default=None)
+    rb.add_argument("--release", default=None, help="use this IREE release (installed, cached)")
+    release_source_options(rb)
+    rr = sub.add_parser("run-bundle", help="run bundles' modules here and compare (runtime only)")
+    rr.add_argument("bundles", nargs="+")
+    rr.add_argument("--device", default=None, help="e.g. cuda://0 (default: the first listed)")
     rp = sub.add_parser("report", help="Markdown + HTML report from results.jsonl")
     rp.add_argument("results", nargs="?", type=Path, default=Path("reports/results.jsonl"))
     rp.add_argument("--previous", type=Path, default=None, help="a previous run's results.jsonl")
@@ -356,7 +409,7 @@ def main(argv=None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     return {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
             "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case,
-            "report": cmd_report}[args.command](args)
+            "report": cmd_report, "repro": cmd_repro, "run-bundle": cmd_run_bundle}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,14 @@ torch-mlir's e2e suite does) instead of dumping arrays.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .case import OutputRule
+# Only numpy at run time: reproducer bundles carry this file to machines that have
+# nothing but iree-base-runtime (and its numpy) installed.
+if TYPE_CHECKING:
+    from .case import OutputRule
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,7 @@ def _compare_indices(i, actual, expected, source, axis, atol, rtol) -> OutputDia
 
 
 def compare_outputs(actual: list[np.ndarray], expected: list[np.ndarray], inputs: list[np.ndarray],
-                    atol: float, rtol: float, rules: tuple[OutputRule, ...] = (),
+                    atol: float, rtol: float, rules: tuple["OutputRule", ...] = (),
                     against: str = "golden") -> Comparison:
     if len(actual) != len(expected):
         return Comparison(against, problem=f"{len(actual)} outputs, expected {len(expected)}")

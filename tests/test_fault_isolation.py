@@ -14,10 +14,11 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from harness.process import Bounds, run_bounded
-from helpers import (FAKE_REVISION, FAKE_VERSION, compile_case, make_toolchain, numeric_case,
+from helpers import (FAKE_REVISION, FAKE_VERSION, IDENTITY_INPUT, compile_case, make_toolchain, numeric_case,
                      plugin_args, results_by_item, run_pytest_subprocess, write_case)
 
 pytestmark = pytest.mark.harness
@@ -53,6 +54,7 @@ OTHERS = {
     "ir-checks::ir-finds-main": ("pass", "PASS"),
     "ir-checks::ir-wants-dispatch": ("ir-fail", "FAIL"),
     "ir-checks::ir-old-releases-only": ("skip", "SKIP"),
+    "golden-drifted::cpu-O0": ("compare-fail", "FAIL"),
 }
 
 
@@ -98,6 +100,8 @@ def fault_run(tmp_path_factory) -> FaultRun:
                  expect=[{"outcome": "compile-crash", "reason": "iree-org/iree#1"}])
     compile_case(cases, "expect-fail-but-passes", "ok",
                  expect=[{"outcome": "compile-fail", "reason": "iree-org/iree#1: still open"}])
+    drifted = numeric_case(cases, "golden-drifted", "identity")
+    np.save(drifted / "expected" / "output0.npy", IDENTITY_INPUT + 1)  # golden != eager today
     numeric_case(cases, "hip-compile-only", "crash", matrix={"targets": ["hip"],
                                                              "opt_levels": ["O0"]})
     write_case(cases, "ir-checks", {
@@ -122,7 +126,7 @@ def test_every_item_is_reported_and_the_run_goes_on(fault_run):
     expected = ({f"{s}::cpu-O0" for s in COMPILE_FAULTS} | {f"{s}::cpu-O0" for s in RUN_FAULTS}
                 | set(OTHERS))
     assert set(fault_run.items) == expected, fault_run.out[-3000:]
-    fault_run.result.assert_outcomes(passed=4, failed=16, xfailed=1, skipped=1)
+    fault_run.result.assert_outcomes(passed=4, failed=17, xfailed=1, skipped=1)
     assert fault_run.result.ret == 1  # tests failed; not an internal error or interruption
     assert "INTERNALERROR" not in fault_run.out
 
@@ -202,8 +206,8 @@ def test_run_fault_details(fault_run):
 def test_wrong_numbers_are_a_compare_failure_with_a_diagnosis(fault_run):
     compare = fault_run.stage("run-wrong-numbers::cpu-O0", "compare")
     assert compare["status"] == "fail"
-    assert "vs golden: output 0: 6/6 elements differ" in compare["detail"]
-    assert "vs eager: output 0: 6/6 elements differ" in compare["detail"]
+    # golden and today's eager agree, so one comparison says so
+    assert "vs golden (= PyTorch eager today): output 0: 6/6 elements differ" in compare["detail"]
     assert "max abs err 1" in compare["detail"]
     section = fault_run.failure_section("run-wrong-numbers::cpu-O0")
     assert "compare-fail" in section and "6/6 elements differ" in section
@@ -214,7 +218,15 @@ def test_identity_case_passes_against_golden_and_eager(fault_run):
     assert record["verdict"] == "PASS" and not record["compile_only"]
     assert [s["stage"] for s in record["stages"]] == ["import", "compile", "run", "compare"]
     compare = fault_run.stage("run-identity::cpu-O0", "compare")
-    assert compare["detail"] == "vs golden: 1 output(s) match | vs eager: 1 output(s) match"
+    assert compare["detail"] == "vs golden (= PyTorch eager today): 1 output(s) match"
+
+
+def test_golden_that_drifted_from_pytorch_is_judged_against_both(fault_run):
+    compare = fault_run.stage("golden-drifted::cpu-O0", "compare")
+    assert compare["status"] == "fail"
+    assert compare["detail"].startswith("vs golden: output 0: 6/6 elements differ")
+    assert [c["against"] for c in compare["data"]["comparisons"]] == ["golden", "PyTorch eager today"]
+    assert compare["data"]["comparisons"][1]["ok"]
 
 
 @pytest.mark.parametrize("key", OTHERS)

@@ -1,0 +1,147 @@
+"""Reproducer bundles: one self-contained folder per item, to paste upstream or to run
+on another machine.
+
+    input.mlir          the IR the item compiles (imported from PyTorch, or the case's)
+    module.vmfb         the compiled module, when the compile succeeded
+    inputs/ expected/   .npy inputs and expected outputs (PyTorch goldens)
+    run.sh              the exact iree-compile and iree-run-module commands, relative paths
+    run_bundle.py       runs module.vmfb here and compares (numpy + iree-run-module only)
+    compare.py          the comparison run_bundle.py uses
+    bundle.json         case, item, flags, device driver, tolerances, versions, outcome
+    ISSUE.md            what happened, steps, versions, observed vs expected: ready to paste
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+from pathlib import Path
+
+from . import targets
+from .case import Case
+from .reference import npy_files
+from .report import environment
+from .runner import ItemResult
+from .stages import Settings, compile_flags, compile_stage, import_stage
+from .summary import diagnosis
+
+HERE = Path(__file__).resolve().parent
+
+
+def _commands(flags: list[str], driver: str, function: str, n_inputs: int,
+              n_outputs: int) -> tuple[list[str], list[str] | None]:
+    """iree-compile and iree-run-module arguments, with the bundle's relative paths."""
+    compile_args = ["input.mlir", *flags, "-o", "module.vmfb"]
+    if not n_outputs:
+        return compile_args, None
+    return compile_args, ["--module=module.vmfb", f"--device={driver}", f"--function={function}",
+                          *[f"--input=@inputs/input{i}.npy" for i in range(n_inputs)],
+                          *[f"--output=@outputs/out{i}.npy" for i in range(n_outputs)]]
+
+
+def _run_sh(compile_args, run_args, header: str) -> str:
+    lines = ["#!/bin/sh", f"# {header}", "set -e", 'cd "$(dirname "$0")"',
+             'IREE_COMPILE="${IREE_COMPILE:-iree-compile}"',
+             'IREE_RUN_MODULE="${IREE_RUN_MODULE:-iree-run-module}"',
+             f'"$IREE_COMPILE" {shlex.join(compile_args)}']
+    if run_args:
+        lines += ["mkdir -p outputs", f'"$IREE_RUN_MODULE" {shlex.join(run_args)}',
+                  "# compare with expected/ (numpy only; runs module.vmfb again):",
+                  "python3 run_bundle.py ."]
+    return "\n".join(lines) + "\n"
+
+
+def _issue_md(result: ItemResult, env: dict, steps: str, driver: str) -> str:
+    case = result.case
+    bad = result.failing_stage
+    links = ", ".join(f"[{ref}]({url})" for ref, url in zip(case.issues, case.issue_urls()))
+    what = "no failure: the item passed" if bad is None else f"`{result.outcome}`: {bad.detail}"
+    if bad is not None and bad.stage == "compare":
+        observed = diagnosis(result.as_dict())
+        expected = "outputs equal to PyTorch eager within the case's tolerances"
+    elif bad is not None:
+        observed = (bad.log or bad.detail)[-3000:]
+        expected = f"the {bad.stage} step to succeed"
+    else:
+        observed, expected = "pass", "pass"
+    devices = "; ".join(f"{d}: {i.get('name', '?')} ({i.get('driver_info', '')})"
+                        for d, infos in env.get("device_info", {}).items() for i in infos) or "none"
+    return f"""# {case.title}: {result.outcome} on {result.name} (IREE {result.compiler})
+
+Related upstream: {links}. Found by the iree-regress case `{case.slug}`, item `{result.name}`.
+
+## What happened
+
+{what}
+
+## Steps to reproduce
+
+Files: `input.mlir`, `inputs/*.npy`, `expected/*.npy` in this folder.
+
+```sh
+{steps}
+```
+
+## Expected
+
+{expected}
+
+## Observed
+
+```
+{observed}
+```
+
+## Versions
+
+- iree-compile {env.get('compiler_version')} @ {env.get('compiler_revision')}
+- iree-run-module {env.get('runtime_version')}
+- host CPU: {env.get('host_cpu')} ({env.get('machine')}); devices: {devices}; run device driver: `{driver}`
+- host Python packages: {', '.join(f'{k} {v}' for k, v in env.get('packages', {}).items() if v)}
+"""
+
+
+def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path) -> Path:
+    """Write the bundle of a matrix item (target + level) into `out`."""
+    if result.target is None:
+        raise ValueError(f"{case.slug}::{result.name}: ir checks have no bundle; the item's "
+                         f"command is the reproducer: {result.reproducer()}")
+    out = Path(out)
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "inputs").mkdir(parents=True)
+    (out / "expected").mkdir()
+    _, mlir = import_stage(case, settings)  # cached: the same IR the item compiled
+    if mlir is None:
+        raise ValueError(f"{case.slug}: the import failed, nothing to bundle: {result.reproducer()}")
+    shutil.copy(mlir, out / "input.mlir")
+    flags = compile_flags(case, result.target, result.opt_level, settings)
+    compiled, vmfb = compile_stage(mlir, flags, settings)
+    if vmfb is not None:
+        shutil.copy(vmfb, out / "module.vmfb")
+    inputs = npy_files(case.inputs_dir)
+    expected = npy_files(case.expected_dir) if case.kind == "numeric" else []
+    for i, p in enumerate(inputs):
+        shutil.copy(p, out / "inputs" / f"input{i}.npy")
+    for i, p in enumerate(expected):
+        shutil.copy(p, out / "expected" / f"output{i}.npy")
+    driver = targets.PROFILES[result.target].driver
+    env = environment(settings.toolchain)
+    header = f"{case.slug}::{result.name}: {result.outcome} with IREE {result.compiler}"
+    compile_args, run_args = _commands(flags, driver, case.function, len(inputs), len(expected))
+    (out / "run.sh").write_text(_run_sh(compile_args, run_args, header))
+    (out / "run.sh").chmod(0o755)
+    shutil.copy(HERE / "bundle_run.py", out / "run_bundle.py")
+    shutil.copy(HERE / "compare.py", out / "compare.py")
+    meta = {"case": case.slug, "item": result.name, "target": result.target,
+            "opt_level": result.opt_level, "flags": flags, "driver": driver,
+            "function": case.function, "atol": case.atol, "rtol": case.rtol,
+            "output_rules": [r.__dict__ for r in case.output_rules], "outcome": result.outcome,
+            "issues": list(case.issues), "environment": env}
+    (out / "bundle.json").write_text(json.dumps(meta, indent=1))
+    steps = shlex.join(["iree-compile", *compile_args])
+    if run_args:
+        steps += "\n" + shlex.join(["iree-run-module", *run_args])
+    (out / "ISSUE.md").write_text(_issue_md(result, env, steps, driver))
+    return out
