@@ -1,0 +1,122 @@
+"""new-case scaffolding, the [history] window written by prove --scan, and reproducer
+bundles run with the runtime alone. The bundle test uses the real installed IREE on
+a two-line program (about 5 s: one compile, one torch start)."""
+
+import textwrap
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from harness.case import load_case
+from harness.cli import main as cli_main
+from harness.prove import ReleaseRun
+from harness.scaffold import ScaffoldError, new_case
+from harness.window import window, write_history
+
+ADD_MLIR = """func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = arith.addf %a, %b : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+ADD_REFERENCE = """import torch
+def example_inputs():
+    g = torch.Generator().manual_seed(0)
+    return torch.randn(4, generator=g), torch.randn(4, generator=g)
+def reference(a, b):
+    return a + b
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "add.mlir").write_text(ADD_MLIR)
+    (tmp_path / "ref.py").write_text(ADD_REFERENCE)
+    return tmp_path
+
+
+def test_new_case_from_mlir_writes_a_loadable_case_with_goldens(workspace):
+    d = new_case(workspace / "cases", "add-case", ["iree-org/iree#1"], "adds two tensors",
+                 from_mlir=workspace / "add.mlir", reference=workspace / "ref.py")
+    case = load_case(d / "case.toml")  # requires the goldens it wrote
+    assert case.kind == "numeric" and case.function == "main"
+    assert case.targets == ("cpu", "vulkan", "hip", "cuda") and len(case.opt_levels) == 4
+    a, b = (np.load(d / "inputs" / f"input{i}.npy") for i in range(2))
+    np.testing.assert_array_equal(np.load(d / "expected" / "output0.npy"), a + b)
+    assert "iree-org/iree#1" in (d / "README.md").read_text()
+
+
+def test_new_case_from_torch_aliases_the_class(workspace):
+    (workspace / "m.py").write_text(textwrap.dedent("""
+        import torch
+        class Doubler(torch.nn.Module):
+            def forward(self, x):
+                return x * 2
+        def example_inputs():
+            return (torch.ones(3),)
+    """))
+    d = new_case(workspace / "cases", "doubler", ["iree-org/iree#2"], from_torch=f"{workspace / 'm.py'}:Doubler")
+    assert "Model = Doubler" in (d / "model.py").read_text()
+    np.testing.assert_array_equal(np.load(d / "expected" / "output0.npy"), np.full(3, 2.0, np.float32))
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"slug": "Bad Slug"}, "slug"),
+    ({"issues": ["#12"]}, "owner/repo#N"),
+    ({"from_mlir": None}, "exactly one"),
+])
+def test_new_case_rejects_bad_arguments(workspace, kwargs, message):
+    args = {"cases_dir": workspace / "cases", "slug": "ok-slug", "issues": ["iree-org/iree#1"],
+            "from_mlir": workspace / "add.mlir"} | kwargs
+    with pytest.raises(ScaffoldError, match=message):
+        new_case(**args)
+    assert not (workspace / "cases" / "ok-slug").exists()
+
+
+def _run(version, outcomes):
+    results = [SimpleNamespace(name=n, outcome=o, compile_only=False, target="cpu", opt_level="O0",
+                               ir_check=None, case=SimpleNamespace(expectation_for=lambda *a: None))
+               for n, o in outcomes.items()]
+    return ReleaseRun(version, results)
+
+
+def test_window_from_a_scan_and_history_rewrite(workspace):
+    runs = [_run("3.3.0", {"cpu-O0": "pass"}), _run("3.4.0", {"cpu-O0": "compare-fail"}),
+            _run("3.5.0", {"cpu-O0": "compare-fail"}), _run("3.6.0", {"cpu-O0": "pass"})]
+    win = window(runs, "compare-fail")
+    assert (win.last_bad, win.first_good, win.status, win.bad_items) == ("3.5.0", "3.6.0", "fixed", ("cpu-O0",))
+    still = window(runs[:3], "compare-fail")
+    assert (still.last_bad, still.first_good, still.status) == ("3.5.0", None, "open")
+    assert window(runs, "compile-crash").status == "unknown"
+
+    d = new_case(workspace / "cases", "add-case", ["iree-org/iree#1"], from_mlir=workspace / "add.mlir",
+                 reference=workspace / "ref.py")
+    with open(d / "case.toml", "a") as f:
+        f.write('\n[[expect]]\ntargets = ["cpu"]\noutcome = "compile-fail"\nreason = "kept"\n')
+    case = load_case(d / "case.toml")
+    write_history(case, win, "compare-fail", ["3.3.0 .. 3.6.0"])
+    again = load_case(d / "case.toml")
+    assert (again.history.last_bad, again.history.first_good, again.history.status) == ("3.5.0", "3.6.0", "fixed")
+    assert again.history.bad_items == ("cpu-O0",)
+    assert [e.reason for e in again.expectations] == ["kept"]  # the rest of the file is untouched
+
+
+def test_repro_bundle_runs_with_the_runtime_alone(workspace, capsys):
+    new_case(workspace / "cases", "add-case", ["iree-org/iree#1"], from_mlir=workspace / "add.mlir",
+             reference=workspace / "ref.py")
+    out = workspace / "bundle"
+    assert cli_main(["repro", "add-case::cpu-O0", "--out", str(out)]) == 0
+    for name in ("input.mlir", "module.vmfb", "run.sh", "run_bundle.py", "compare.py", "bundle.json",
+                 "ISSUE.md", "inputs/input1.npy", "expected/output0.npy"):
+        assert (out / name).is_file(), name
+    run_sh = (out / "run.sh").read_text()
+    assert "input.mlir --iree-hal-target-device=local" in run_sh and "--device=local-task" in run_sh
+    issue = (out / "ISSUE.md").read_text()
+    assert "## Steps to reproduce" in issue and "iree-compile input.mlir" in issue
+    assert cli_main(["run-bundle", str(out)]) == 0
+    np.save(out / "expected" / "output0.npy", np.zeros(4, np.float32))  # now the numbers disagree
+    assert cli_main(["run-bundle", str(out)]) == 1
+    assert "compare-fail" in capsys.readouterr().out
