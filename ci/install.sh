@@ -5,8 +5,10 @@
 # in pyproject.toml (an unpinned torch pulls a multi-GB CUDA build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mesa-vulkan-drivers libvulkan1 chromium >/dev/null
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"  # hosted CI runners: apt needs root, pip must not have it
+if command -v apt-get >/dev/null && { [ -z "$sudo" ] || command -v sudo >/dev/null; }; then
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq mesa-vulkan-drivers libvulkan1 chromium >/dev/null
 fi
 python3 -m pip install -q --disable-pip-version-check -e .
