@@ -29,7 +29,10 @@ CRASH_MARKERS = (
     "core dumped",
 )
 
-STDERR_TAIL_CHARS = 4000
+# What is kept of a tool's stderr: its start (the first diagnostic) and its end, where
+# a crash's "Stack dump:" puts the frames that say where it died. Enough for 40 frames.
+STDERR_HEAD_CHARS = 4000
+STDERR_TAIL_CHARS = 8000
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,13 @@ class ProcessResult:
             return "crash"
         return "ok" if self.returncode == 0 else "fail"
 
-    def stderr_tail(self, chars: int = STDERR_TAIL_CHARS) -> str:
-        return self.stderr[-chars:]
+    def stderr_tail(self) -> str:
+        """Head and tail of stderr, with a marker where the middle was dropped."""
+        if len(self.stderr) <= STDERR_HEAD_CHARS + STDERR_TAIL_CHARS:
+            return self.stderr
+        dropped = len(self.stderr) - STDERR_HEAD_CHARS - STDERR_TAIL_CHARS
+        return (self.stderr[:STDERR_HEAD_CHARS] + f"\n[... {dropped} characters ...]\n"
+                + self.stderr[-STDERR_TAIL_CHARS:])
 
 
 @dataclass(frozen=True)

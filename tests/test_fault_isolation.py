@@ -352,7 +352,16 @@ def test_run_bounded_chatty_tool_does_not_block():
     r = run_bounded(py("sys.stderr.write('e' * 1000000); sys.stdout.write('o' * 1000000)"),
                     Bounds(timeout_s=20))
     assert r.ok and len(r.stdout) == 1000000 and len(r.stderr) == 1000000
-    assert len(r.stderr_tail()) == 4000
+    kept = r.stderr_tail()
+    assert len(kept) < 12100 and "characters ...]" in kept
+
+
+def test_kept_stderr_has_the_first_error_and_the_crash_frames():
+    # a long crash: the diagnostic at the start, the frames that matter at the end
+    script = ("sys.stderr.write('error: the first diagnostic\\n' + 'noise\\n' * 5000"
+              " + 'Stack dump:\\n #5 limitVectorTileSizes\\n')")
+    kept = run_bounded(py(script)).stderr_tail()
+    assert "error: the first diagnostic" in kept and "limitVectorTileSizes" in kept
 
 
 def test_run_bounded_death_by_realtime_signal_is_a_crash():
