@@ -110,8 +110,10 @@ def with_retries(probe: Callable[[str], Probe], retries: int) -> Callable[[str],
     return probe_again
 
 
-def classify(outcome: str, bad_outcomes: tuple[str, ...], compile_only: bool = False) -> str:
-    """An item's outcome -> bisect state. Only the bug's own outcome is BAD.
+def classify(outcome: str, bad_outcomes: tuple[str, ...], compile_only: bool = False,
+             text: str = "", match=None) -> str:
+    """An item's outcome -> bisect state. Only the bug's own outcome is BAD, and where a
+    `match` regex is given, only when the failure's text matches it too.
 
     A pass that never ran (no device here) says nothing about a bug that shows at run
     time or in the numbers: SKIP, not GOOD.
@@ -120,7 +122,7 @@ def classify(outcome: str, bad_outcomes: tuple[str, ...], compile_only: bool = F
         if compile_only and any(b.split("-")[0] in ("run", "compare") for b in bad_outcomes):
             return SKIP
         return GOOD
-    if outcome in bad_outcomes:
+    if outcome in bad_outcomes and (match is None or match.search(text)):
         return BAD
     return SKIP
 

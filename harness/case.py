@@ -87,6 +87,8 @@ class History:
     first_good: str | None
     bad_outcome: str | None
     bad_items: tuple[str, ...]
+    bad_match: re.Pattern | None = None  # the bug's own diagnostic: tells it from unrelated
+                                         # failures with the same outcome in other releases
 
 
 @dataclass(frozen=True)
@@ -357,13 +359,18 @@ def load_case(manifest: Path, require_golden: bool = True) -> Case:
             ir_checks=ir_names, compiler=e.specifier("compiler"), match=compiled))
 
     hist = top.sub("history") if "history" in data else _Reader(manifest, {}, "history")
-    hist.reject_unknown({"status", "last_bad", "first_good", "bad_outcome", "bad_items"})
+    hist.reject_unknown({"status", "last_bad", "first_good", "bad_outcome", "bad_items", "bad_match"})
     status = hist.get("status", str, "unknown")
     if status not in ("fixed", "open", "unknown"):
         raise hist.error("status", f"unknown status {status!r}; allowed: fixed, open, unknown")
+    bad_match = hist.get("bad_match", str, None)
+    try:
+        bad_match = re.compile(bad_match) if bad_match else None
+    except re.error as err:
+        raise hist.error("bad_match", f"not a valid regex: {err}") from None
     history = History(status, hist.version("last_bad"), hist.version("first_good"),
                       _outcome(hist, "bad_outcome") if "bad_outcome" in hist.table else None,
-                      hist.str_list("bad_items", ()))
+                      hist.str_list("bad_items", ()), bad_match)
 
     if kind == "numeric" and require_golden:
         for sub, what in (("inputs", "inputs"), ("expected", "golden outputs")):

@@ -78,6 +78,15 @@ def _bad_outcomes(case, item, args) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _bad_match(case, args):
+    """--bad-match, else the case's [history].bad_match: the bug's own message."""
+    import re
+
+    if getattr(args, "bad_match", None):
+        return re.compile(args.bad_match)
+    return case.history.bad_match
+
+
 def _toolchains_in(tools_dir: Path) -> dict[str, Path]:
     """--tools-dir DIR for bisect: DIR/<version or commit>/ each holding one build's tools."""
     return {d.name: d for d in sorted(Path(tools_dir).iterdir())
@@ -123,7 +132,8 @@ def cmd_bisect(args) -> int:
         else:
             result = run_item(case, item, settings_with(tc))
             last_results[version] = result
-            state = classify(result.outcome, bad_outcomes, result.compile_only)
+            state = classify(result.outcome, bad_outcomes, result.compile_only,
+                             result.failure_text(), _bad_match(case, args))
             shown = result.outcome + (" (compile-only)" if result.compile_only else "")
             p = Probe(version, state, shown, time.monotonic() - start)
         print(f"  probe {p.version:<22} {p.state:<5} {p.outcome:<26} {p.seconds:7.1f} s", flush=True)
@@ -165,7 +175,8 @@ def cmd_git_bisect_run(args) -> int:
         return EXIT_SKIP
     bad_outcomes = _bad_outcomes(case, item, args)
     result = run_item(case, item, settings_with(tc))
-    state = classify(result.outcome, bad_outcomes, result.compile_only)
+    state = classify(result.outcome, bad_outcomes, result.compile_only, result.failure_text(),
+                     _bad_match(case, args))
     print(f"{case.slug}::{item} on {tc.describe()}: {result.outcome} -> {state}")
     if state == BAD:
         print(f"reproducer: {result.reproducer()}")
@@ -354,6 +365,8 @@ def main(argv=None) -> int:
     b.add_argument("--bad", required=True, help="a version where the item shows the bug")
     b.add_argument("--bad-outcome", default=None,
                    help="comma-separated outcomes that count as the bug (default: the case's)")
+    b.add_argument("--bad-match", default=None,
+                   help="regex the failure must match to count as the bug (default: the case's)")
     b.add_argument("--tools-dir", type=Path, default=None,
                    help="bisect local builds: DIR/<sortable name>/iree-compile ... instead of releases")
     b.add_argument("--retries", type=int, default=0,
@@ -363,6 +376,7 @@ def main(argv=None) -> int:
     r.add_argument("item", help="CASE::ITEM")
     r.add_argument("--tools-dir", required=True, help="folder with the build's iree-compile etc.")
     r.add_argument("--bad-outcome", default=None)
+    r.add_argument("--bad-match", default=None)
     p = sub.add_parser("prove", help="run cases on their known-bad and known-good releases")
     p.add_argument("cases", nargs="*", help="case slugs (default: all)")
     p.add_argument("--newest", default=None, help="release to check open bugs on (default: newest)")

@@ -123,10 +123,14 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
 
 
 def shows_bug(result: ItemResult, bad_outcome: str, version: str) -> bool:
-    """The item fails the way the bug does: its outcome, and where the case has an
-    [[expect]] for this release, that expectation's message too (an XFAIL verdict)."""
+    """The item fails the way the bug does: its outcome, and its message, which is
+    [history].bad_match where the case gives one, else that of the [[expect]] that
+    covers this item on this release (an XFAIL verdict)."""
     if result.outcome != bad_outcome:
         return False
+    bad_match = result.case.history.bad_match
+    if bad_match is not None:
+        return bool(bad_match.search(result.failure_text()))
     expectation = expectation_for(result, Version(version))
     return expectation is None or verdict(result, expectation).kind == XFAIL
 

@@ -40,6 +40,11 @@ class ItemResult:
             return "skip"
         return "pass"
 
+    def failure_text(self) -> str:
+        """What a `match` regex is searched in: the failing stage's detail and log."""
+        bad = self.failing_stage
+        return f"{bad.detail}\n{bad.log}" if bad else ""
+
     @property
     def compile_only(self) -> bool:
         return any(s.stage == "run" and s.status == "skip" for s in self.stages)
@@ -126,7 +131,7 @@ def verdict(result: ItemResult, expectation: Expectation | None) -> Verdict:
     if outcome == "pass":
         return Verdict(XPASS, f"expected {expectation.outcome} ({expectation.reason}) but the item "
                               f"passed: fixed upstream? update the case's [[expect]] and [history]")
-    text = f"{bad.detail}\n{bad.log}"
+    text = result.failure_text()
     if outcome == expectation.outcome and (expectation.match is None or expectation.match.search(text)):
         return Verdict(XFAIL, f"{outcome} as expected: {expectation.reason}")
     wanted = expectation.outcome + (f" matching /{expectation.match.pattern}/" if expectation.match else "")

@@ -9,6 +9,7 @@ into the case's [history] table, replacing the old one and keeping the rest of t
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +77,8 @@ def write_history(case: Case, win: Window, bad_outcome: str, measured: list[str]
     if win.last_bad:
         lines.append(f'bad_outcome = "{bad_outcome}"')
         lines.append("bad_items = [" + ", ".join(f'"{i}"' for i in win.bad_items) + "]")
+    if case.history.bad_match is not None:
+        lines.append(f"bad_match = {json.dumps(case.history.bad_match.pattern)}")  # a TOML basic string
     lines.append(f'status = "{win.status}"')
     block = "\n".join(lines) + "\n"
     text = case.manifest.read_text()

@@ -111,6 +111,11 @@ def test_classify_only_the_bug_is_bad():
     # a pass that never ran cannot clear a wrong-numbers bug, but can clear a compile bug
     assert classify("pass", ("compare-fail",), compile_only=True) == SKIP
     assert classify("pass", ("compile-fail",), compile_only=True) == GOOD
+    # with the bug's message: the same outcome for another reason is a skip
+    import re
+    bug = re.compile("failed to bufferize")
+    assert classify("compile-fail", ("compile-fail",), text="error: failed to bufferize op", match=bug) == BAD
+    assert classify("compile-fail", ("compile-fail",), text="error: unknown op", match=bug) == SKIP
 
 
 # --------------------------------------------------------------- git-bisect-run protocol

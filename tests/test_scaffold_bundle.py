@@ -76,11 +76,28 @@ def test_new_case_rejects_bad_arguments(workspace, kwargs, message):
     assert not (workspace / "cases" / "ok-slug").exists()
 
 
-def _run(version, outcomes):
-    results = [SimpleNamespace(name=n, outcome=o, compile_only=False, target="cpu", opt_level="O0",
-                               ir_check=None, case=SimpleNamespace(expectation_for=lambda *a: None))
-               for n, o in outcomes.items()]
+def _run(version, outcomes, bad_match=None):
+    """A release's results: item -> outcome, or (outcome, failure text)."""
+    case = SimpleNamespace(expectation_for=lambda *a: None, history=SimpleNamespace(bad_match=bad_match))
+    results = []
+    for name, o in outcomes.items():
+        outcome, text = o if isinstance(o, tuple) else (o, "")
+        results.append(SimpleNamespace(name=name, outcome=outcome, compile_only=False, target="cpu",
+                                       opt_level="O0", ir_check=None, case=case,
+                                       failure_text=lambda text=text: text))
     return ReleaseRun(version, results)
+
+
+def test_window_ignores_unrelated_failures_with_the_same_outcome():
+    import re
+
+    bug = re.compile("failed to bufferize")
+    runs = [_run("3.2.0", {"cpu-O0": ("compile-fail", "error: unknown op")}, bug),
+            _run("3.4.0", {"cpu-O0": ("compile-fail", "error: failed to bufferize op")}, bug),
+            _run("3.6.0", {"cpu-O0": "pass"}, bug)]
+    win = window(runs, "compile-fail")
+    assert (win.last_bad, win.first_good) == ("3.4.0", "3.6.0")
+    assert window(runs[:1], "compile-fail").status == "unknown"  # the parse error is not the bug
 
 
 def test_window_from_a_scan_and_history_rewrite(workspace):
