@@ -1,0 +1,1 @@
+"""iree-regress: the harness around the cases (see README.md, docs/case-format.md)."""
