@@ -108,6 +108,9 @@ def test_window_from_a_scan_and_history_rewrite(workspace):
     still = window(runs[:3], "compare-fail")
     assert (still.last_bad, still.first_good, still.status) == ("3.5.0", None, "open")
     assert window(runs, "compile-crash").status == "unknown"
+    # a release after the bug that fails another way is neither bad nor the fix
+    other = runs[:3] + [_run("3.5.1", {"cpu-O0": "compile-fail"}), runs[3]]
+    assert (window(other, "compare-fail").last_bad, window(other, "compare-fail").first_good) == ("3.5.0", "3.6.0")
 
     d = new_case(workspace / "cases", "add-case", ["iree-org/iree#1"], from_mlir=workspace / "add.mlir",
                  reference=workspace / "ref.py")
