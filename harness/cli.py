@@ -319,8 +319,12 @@ def cmd_prove(args) -> int:
     for case in cases:
         start = time.monotonic()
         proof = prove_case(case, settings, newest, _source(args))
-        status = "PROVEN" if proof.proven else "NOT PROVEN"
-        failed += not proof.proven
+        if proof.guard:
+            status = "GUARD" if proof.fixed_passes else "GUARD FAILING"
+            failed += not proof.fixed_passes
+        else:
+            status = "PROVEN" if proof.proven else "NOT PROVEN"
+            failed += not proof.proven
         print(f"{case.slug}: {status} ({time.monotonic() - start:.0f} s)")
         for line in proof.verdicts:
             print(f"    {line}")
@@ -329,7 +333,8 @@ def cmd_prove(args) -> int:
             if run and run.results:
                 outs = ", ".join(f"{k}={v}" for k, v in run.outcomes().items())
                 print(f"    {run.version}: {outs}")
-        rows.append({"case": case.slug, "proven": proof.proven, "verdicts": proof.verdicts,
+        rows.append({"case": case.slug, "proven": proof.proven, "guard": proof.guard,
+                     "verdicts": proof.verdicts,
                      "bad": run_dict(proof.bad), "good": run_dict(proof.good)})
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))

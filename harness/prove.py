@@ -46,6 +46,10 @@ class Proof:
     fixed_passes: bool | None = None
 
     @property
+    def guard(self) -> bool:
+        return self.case.history.status == "guard"
+
+    @property
     def proven(self) -> bool:
         if self.case.history.status == "open":
             return bool(self.reproduced)
@@ -79,6 +83,14 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
     h = case.history
     items = items_to_prove(case)
     proof = Proof(case, items, None, None)
+    if h.status == "guard":
+        # Nothing to reproduce: check it still passes where the fix is, and say what it is.
+        proof.good = run_release(case, newest, items, settings, source, log)
+        failing = [r for r in proof.good.results if r.outcome not in ("pass", "skip")]
+        proof.fixed_passes = not failing and not proof.good.error
+        proof.verdicts.append("guard (no release known to fail): "
+                              + ("passes" if proof.fixed_passes else "does NOT pass") + f" on {newest}")
+        return proof
     if not h.bad_outcome or not h.last_bad:
         proof.verdicts.append("no [history].last_bad/bad_outcome: nothing to prove against")
         return proof
