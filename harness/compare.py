@@ -62,7 +62,18 @@ def tensor_summary(a: np.ndarray) -> str:
             f"mean={f.mean():.6g}")
 
 
+def _as_golden_signedness(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """IREE's integers are signless: a ui8 result comes back as i8 bits. Read the same
+    bits the way the golden's dtype does, so bit-identical results compare equal."""
+    if (actual.dtype.kind in "iu" and expected.dtype.kind in "iu"
+            and actual.dtype.kind != expected.dtype.kind
+            and actual.dtype.itemsize == expected.dtype.itemsize):
+        return actual.view(expected.dtype)
+    return actual
+
+
 def _compare_values(i, actual, expected, atol, rtol) -> OutputDiagnosis:
+    actual = _as_golden_signedness(actual, expected)
     if actual.shape != expected.shape:
         return OutputDiagnosis(i, False, f"output {i}: shape {list(actual.shape)} != "
                                          f"expected {list(expected.shape)}")

@@ -197,3 +197,10 @@ def test_tensor_summary():
         "float32[2] min=1 max=3 mean=2"
     assert tensor_summary(np.array([True, False, True])) == "bool[3] true=2"
     assert tensor_summary(np.zeros((0, 2))) == "float64[0, 2] (empty)"
+
+
+def test_signless_integer_results_read_with_the_goldens_signedness():
+    golden = np.array([1, 169, 255], dtype=np.uint8)
+    from_iree = golden.view(np.int8)  # the same bits, as IREE's signless i8 writes them
+    assert compare_outputs([from_iree], [golden], [], 0, 0).ok
+    assert not compare_outputs([np.array([1, 168, 255], np.uint8).view(np.int8)], [golden], [], 0, 0).ok
