@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from .reference import load_program
@@ -22,8 +23,10 @@ def export_mlir(model_path: Path, shapes_function: str = "dynamic_shapes") -> st
     return str(exported.mlir_module)
 
 
+@functools.lru_cache(maxsize=None)
 def versions() -> dict[str, str]:
-    """Versions that decide what an import produces (part of its cache key)."""
+    """Versions that decide what an import produces (part of its cache key). Read once
+    per process: package metadata parsing costs milliseconds per call."""
     from importlib.metadata import PackageNotFoundError, version
 
     out = {}
