@@ -114,7 +114,7 @@ def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageR
     program = case.reference_program
     key = digest("torch-job", program, [p.read_bytes() for p in npy_files(case.inputs_dir)],
                  versions(), import_mlir, case.dynamic_shapes if import_mlir else "")
-    stage = "import" if import_mlir else "compare"
+    stage = "import" if import_mlir else "reference"
     with settings.cache.compute_once("torch", key) as done:
         if done:
             return _cached_result(done), done
