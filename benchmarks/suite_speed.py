@@ -1,6 +1,6 @@
 """How fast is the suite, against how fast it could be?
 
-    python benchmarks/suite_speed.py [--workers 2] [PYTEST ARGS...]
+    python benchmarks/suite_speed.py [--workers 2] [--cases cases/a cases/b] [PYTEST ARGS...]
 
 Measures, on the cases/ suite with the installed IREE:
   cold   `pytest cases/` with an empty cache (everything imported and compiled)
@@ -33,9 +33,9 @@ from harness.report import read_results  # noqa: E402
 from harness.toolchain import installed  # noqa: E402
 
 
-def run_suite(cache: Path, reports: Path, workers: int, extra: list[str]) -> float:
+def run_suite(cache: Path, reports: Path, workers: int, cases: list[str], extra: list[str]) -> float:
     env = dict(os.environ, IREE_REGRESS_CACHE=str(cache))
-    argv = [sys.executable, "-m", "pytest", "cases/", "-q", "-p", "no:cacheprovider",
+    argv = [sys.executable, "-m", "pytest", *cases, "-q", "-p", "no:cacheprovider",
             f"--iree-reports-dir={reports}", *extra]
     if workers > 1:
         argv += ["-n", str(workers)]
@@ -81,22 +81,24 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "suite_speed.json")
+    parser.add_argument("--cases", nargs="+", default=["cases/"],
+                        help="case folders to run (default: all of cases/)")
     args, extra = parser.parse_known_args()
 
     work = Path(tempfile.mkdtemp(prefix="iree-regress-bench-"))
     try:
         cache, reports = work / "cache", work / "reports"
         print(f"cold run ({args.workers} workers, empty cache)...")
-        cold = run_suite(cache, reports, args.workers, extra)
+        cold = run_suite(cache, reports, args.workers, args.cases, extra)
         commands = recorded_commands(reports / "results.jsonl")
         print("warm run (same cache)...")
-        warm = run_suite(cache, work / "reports-warm", args.workers, extra)
+        warm = run_suite(cache, work / "reports-warm", args.workers, args.cases, extra)
         print(f"floor: {len(commands)} recorded commands run bare...")
         floor = run_floor(commands, args.workers)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    summary = {"workers": args.workers, "pytest_args": extra, "cold_s": round(cold, 1),
+    summary = {"workers": args.workers, "cases": args.cases, "pytest_args": extra, "cold_s": round(cold, 1),
                "warm_s": round(warm, 1), "floor_s": round(floor, 1), "commands": len(commands),
                "warm_over_cold": round(warm / cold, 3), "cold_over_floor": round(cold / floor, 3)}
     print(f"cold {cold:.1f} s | warm {warm:.1f} s | floor {floor:.1f} s | "
