@@ -146,3 +146,16 @@ def test_expectation_applies_by_release(case, tmp_path):
     assert c.expectation_for("cpu", "O0", None, Version("3.5.0")) is not None
     assert c.expectation_for("cpu", "O0", None, Version("3.6.0")) is None
     assert c.expectation_for("vulkan", "O0", None, Version("3.5.0")) is None
+
+
+def test_xdist_run_writes_results_into_a_new_reports_folder(pytester, fake_tools):
+    """Under xdist the controller collects no items; results.jsonl must still be started
+    (with its environment header) and every worker's items appended to it."""
+    compile_case(pytester.path / "cases", "a", matrix={"targets": ["cpu", "vulkan"],
+                                                       "opt_levels": ["O0", "O3"]})
+    reports = pytester.path / "fresh" / "reports"  # does not exist yet
+    result = pytester.runpytest_subprocess(*plugin_args(fake_tools, pytester.path / "cache", reports),
+                                           "cases", "-n", "2")
+    result.assert_outcomes(passed=4)
+    header, items = results_by_item(reports)
+    assert header["environment"]["compiler_version"] and len(items) == 4
