@@ -3,6 +3,7 @@
     iree-regress run [PYTEST ARGS]                 pytest cases/ with the plugin
     iree-regress golden SLUG...                    write a case's inputs/ and expected/ from PyTorch
     iree-regress env                               toolchain, package versions, devices here
+    iree-regress list                              every case: kind, status, window, issues
     iree-regress bisect CASE::ITEM --good V --bad V
                                                    first release where the item's outcome changes
     iree-regress prove [SLUG...]                   run cases on their known-bad / known-good releases
@@ -212,6 +213,22 @@ def cmd_scan(args, case) -> int:
     return 0
 
 
+def cmd_list(args) -> int:
+    """Every case with its status and measured window (from case.toml alone)."""
+    for manifest in discover(CASES_DIR):
+        try:
+            case = find_case(str(manifest))
+        except CaseError as e:
+            print(f"{manifest.parent.name:<48} INVALID: {e}")
+            continue
+        h = case.history
+        window = {"fixed": f"bad <= {h.last_bad}, fixed in {h.first_good} ({h.bad_outcome})",
+                  "open": f"open: {h.bad_outcome} on {h.last_bad}",
+                  "guard": "guard: no release known to fail"}.get(h.status, "unknown")
+        print(f"{case.slug:<48} {case.kind:<8} {window:<44} {' '.join(case.issues)}")
+    return 0
+
+
 def cmd_report(args) -> int:
     """Markdown + HTML from a results file; with --previous, what changed. Exit 1 when
     --fail-on-regression and there are new failures or unexpected passes."""
@@ -393,6 +410,7 @@ def main(argv=None) -> int:
     p.add_argument("--bad-outcome", default=None, help="with --scan: the outcome of the bug")
     p.add_argument("--write", action="store_true", help="with --scan: write [history]")
     release_source_options(p)
+    sub.add_parser("list", help="every case with its status, window and issues")
     rb = sub.add_parser("repro", help="write reproducer bundles (input, module, run.sh, ISSUE.md)")
     rb.add_argument("items", nargs="+", help="CASE::ITEM, or CASE for all its matrix items")
     rb.add_argument("--out", required=True, help="bundle folder (one subfolder per item if several)")
@@ -428,7 +446,7 @@ def main(argv=None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     return {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
             "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case,
-            "report": cmd_report, "repro": cmd_repro, "run-bundle": cmd_run_bundle}[args.command](args)
+            "report": cmd_report, "list": cmd_list, "repro": cmd_repro, "run-bundle": cmd_run_bundle}[args.command](args)
 
 
 if __name__ == "__main__":
