@@ -59,7 +59,6 @@ class Settings:
     run_bounds: Bounds = Bounds(timeout_s=120, memory_mb=8192)
     import_bounds: Bounds = Bounds(timeout_s=300, memory_mb=8192)
     target_options: targets.TargetOptions = targets.TargetOptions()
-    cache_runs: bool = True
     python: str = sys.executable  # runs the torch job
 
 
@@ -204,7 +203,7 @@ def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[
     shown = display([_tool_name(settings, tc.run_module), *args,
                      *[f"--output=@{n}" for n in out_names]])
     with settings.cache.compute_once("run", key) as done:
-        if done and settings.cache_runs:
+        if done:
             result = _cached_result(done, shown)
             return result, ([np.load(done / n) for n in out_names] if result.ok else None)
         out = settings.cache.scratch("run-")
