@@ -377,11 +377,11 @@ def test_run_bounded_does_not_wait_for_a_lingering_grandchild(tmp_path):
     r = run_bounded(py(code), Bounds(timeout_s=20))
     wall = time.monotonic() - start  # r.seconds stops before the pipe threads are joined
     assert r.ok and r.stdout == b"tool done\n"
-    assert wall < 2.0
+    assert wall < 2.5  # the grandchild sleeps 3 s: waiting for it would take longer
     _assert_dead(int(pid_file.read_text()))
 
 
-def _assert_dead(pid: int, within_s: float = 3.0):
+def _assert_dead(pid: int, within_s: float = 1.0):
     """SIGKILL is delivered asynchronously: on a loaded machine the process may still be
     running for a moment after killpg returns."""
     deadline = time.monotonic() + within_s
