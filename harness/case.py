@@ -69,8 +69,10 @@ class Expectation:
 
     def applies_to(self, target: str | None, opt_level: str | None, ir_name: str | None,
                    release: Version) -> bool:
-        if release not in self.compiler:
-            return False
+        return release in self.compiler and self.covers(target, opt_level, ir_name)
+
+    def covers(self, target: str | None, opt_level: str | None, ir_name: str | None) -> bool:
+        """Whether the expectation is about this item, on some release."""
         if ir_name is not None:
             # An expectation that names targets/levels is about matrix items, unless
             # it names the ir check too.

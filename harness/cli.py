@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from .case import CaseError, discover
-from .probe import CASES_DIR, find_case, parse_ref, run_item, settings_with
+from .probe import CASES_DIR, find_case, parse_ref, run_item, settings_with, split_item
 
 EXIT_GOOD, EXIT_BAD, EXIT_SKIP = 0, 1, 125
 
@@ -69,10 +69,7 @@ def _bad_outcomes(case, item, args) -> tuple[str, ...]:
     if args.bad_outcome:
         return tuple(args.bad_outcome.split(","))
     found = [case.history.bad_outcome] if case.history.bad_outcome else []
-    target, _, level = item.rpartition("-")
-    found += [e.outcome for e in case.expectations
-              if (e.targets is None or target in e.targets)
-              and (e.opt_levels is None or level in e.opt_levels)]
+    found += [e.outcome for e in case.expectations if e.covers(*split_item(item))]
     if not found:
         raise SystemExit(f"iree-regress: {case.slug} records no bad outcome for {item}; "
                          "pass --bad-outcome (e.g. compile-fail, compare-fail, compile-crash)")
@@ -103,13 +100,9 @@ def cmd_bisect(args) -> int:
     if item is None:
         raise SystemExit("iree-regress: bisect needs one item: CASE::ITEM (e.g. ::cpu-O3)")
     bad_outcomes = _bad_outcomes(case, item, args)
-    if args.tools_dir:
-        builds = _toolchains_in(args.tools_dir)
-        versions = list(builds)  # the folder names, in sorted order (name them sortably)
-    else:
-        builds = {}
-        versions = releases.available(_source(args))
-    ordered = releases.sort_versions(versions) if not args.tools_dir else versions
+    # Oldest first: release versions by PEP 440, local builds by folder name (name them sortably).
+    builds = _toolchains_in(args.tools_dir) if args.tools_dir else {}
+    ordered = list(builds) if builds else releases.available(_source(args))
     for end in (args.good, args.bad):
         if end not in ordered:
             raise SystemExit(f"iree-regress: version {end} is not available "
@@ -188,11 +181,12 @@ def cmd_scan(args, case) -> int:
     """prove --scan: every release (or --versions), a table, and the bug window."""
     from .prove import items_to_prove, run_release
     from .releases import available, sort_versions
+    from .toolchain import installed
     from .window import outcome_table, window, write_history
 
     versions = sort_versions(args.versions.split(",")) if args.versions else available(_source(args))
     items = args.items.split(",") if args.items else items_to_prove(case)
-    settings = settings_with(_installed())
+    settings = settings_with(installed())
     runs = []
     for v in versions:
         start = time.monotonic()
@@ -266,23 +260,22 @@ def cmd_repro(args) -> int:
         settings = settings_with(ensure(args.release, _source(args)))
     else:
         settings = settings_with(resolve(args.iree_tools_dir))
+    # A whole case means its matrix items (ir checks have no bundle; named alone, one says so).
+    wanted = [(case, name) for case, item in map(parse_ref, args.items)
+              for name in ([item] if item else [n for n in item_names(case) if split_item(n)[2] is None])
+              if not args.target or split_item(name)[0] in args.target.split(",")]
     written = 0
-    for ref in args.items:
-        case, item = parse_ref(ref)
-        names = [item] if item else [n for n in item_names(case) if not n.startswith("ir-")]
-        for name in names:
-            if args.target and not name.startswith(tuple(f"{t}-" for t in args.target.split(","))):
-                continue
-            result = run_item(case, name, settings)
-            out = Path(args.out) / f"{case.slug}--{name}" if len(names) > 1 or len(args.items) > 1 \
-                else Path(args.out)
-            try:
-                write_bundle(case, result, settings, out)
-            except ValueError as e:
-                print(f"skip: {e}")
-                continue
-            written += 1
-            print(f"{case.slug}::{name}: {result.outcome} -> {out} (run.sh, ISSUE.md)")
+    for case, name in wanted:
+        result = run_item(case, name, settings)
+        # one item: --out is the bundle; several: one subfolder each
+        out = Path(args.out) / f"{case.slug}--{name}" if len(wanted) > 1 else Path(args.out)
+        try:
+            write_bundle(case, result, settings, out)
+        except ValueError as e:
+            print(f"skip: {e}")
+            continue
+        written += 1
+        print(f"{case.slug}::{name}: {result.outcome} -> {out} (run.sh, ISSUE.md)")
     return 0 if written else 1
 
 
@@ -293,12 +286,6 @@ def cmd_run_bundle(args) -> int:
     for d in args.bundles:
         status = max(status, run_bundle(Path(d), args.device))
     return status
-
-
-def _installed():
-    from .toolchain import installed
-
-    return installed()
 
 
 def cmd_new_case(args) -> int:

@@ -49,12 +49,20 @@ def item_names(case: Case) -> list[str]:
     return names + [f"ir-{c.name}" for c in case.ir_checks]
 
 
-def run_item(case: Case, name: str, settings: Settings) -> ItemResult:
+def split_item(name: str) -> tuple[str | None, str | None, str | None]:
+    """'cpu-O3' -> ('cpu', 'O3', None); 'ir-strip' -> (None, None, 'strip')."""
     if name.startswith("ir-"):
-        check = next(c for c in case.ir_checks if f"ir-{c.name}" == name)
-        return run_ir_item(case, check, settings)
+        return None, None, name[3:]
     target, level = name.rsplit("-", 1)
     assert target in TARGETS and level in OPT_LEVELS, name
+    return target, level, None
+
+
+def run_item(case: Case, name: str, settings: Settings) -> ItemResult:
+    target, level, ir_name = split_item(name)
+    if ir_name is not None:
+        check = next(c for c in case.ir_checks if c.name == ir_name)
+        return run_ir_item(case, check, settings)
     return run_matrix_item(case, target, level, settings)
 
 

@@ -38,7 +38,6 @@ class ReleaseRun:
 @dataclass
 class Proof:
     case: Case
-    items: list[str]
     bad: ReleaseRun | None
     good: ReleaseRun | None
     verdicts: list[str] = field(default_factory=list)  # human lines
@@ -82,7 +81,7 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
                log=print) -> Proof:
     h = case.history
     items = items_to_prove(case)
-    proof = Proof(case, items, None, None)
+    proof = Proof(case, None, None)
     if h.status == "guard":
         # Nothing to reproduce: check it still passes where the fix is, and say what it is.
         proof.good = run_release(case, newest, items, settings, source, log)

@@ -170,10 +170,3 @@ def html_page(model: ReportModel) -> str:
     parts.append(f"<script>{_CHECK_JS}</script></body></html>")
     return "\n".join(parts)
 
-
-def render_check_expected(model: ReportModel) -> dict:
-    """What #render-check must say: cells per state, for the test to compare."""
-    counts: dict[str, int] = {}
-    for item in model.items:
-        counts[cell_state(item)] = counts.get(cell_state(item), 0) + 1
-    return counts

@@ -187,3 +187,32 @@ def test_git_bisect_run_missing_build_is_skip_not_bad(tmp_path, monkeypatch):
 
     assert main(["git-bisect-run", "fake-case::cpu-O0", "--tools-dir",
                  str(tmp_path / "no-build-here")]) == 125
+
+
+def test_bad_outcomes_come_from_the_expectations_about_that_item(tmp_path):
+    """An [[expect]] about an ir check is not about the matrix items, and the reverse."""
+    from types import SimpleNamespace
+
+    from harness.case import load_case
+    from harness.cli import _bad_outcomes
+
+    case_dir = make_case(tmp_path, "compile-crash")
+    (case_dir / "checks.mlir").write_text("// CHECK: func.func\n")
+    with open(case_dir / "case.toml", "a") as f:
+        f.write(textwrap.dedent("""
+            [[ir]]
+            name = "strip"
+            checks = "checks.mlir"
+            [[expect]]
+            ir = ["strip"]
+            outcome = "ir-fail"
+            reason = "about the ir check only"
+            [[expect]]
+            targets = ["cpu"]
+            outcome = "compile-fail"
+            reason = "about cpu only"
+        """))
+    case = load_case(case_dir / "case.toml")
+    args = SimpleNamespace(bad_outcome=None)
+    assert _bad_outcomes(case, "ir-strip", args) == ("compile-crash", "ir-fail")
+    assert _bad_outcomes(case, "cpu-O0", args) == ("compile-crash", "compile-fail")
