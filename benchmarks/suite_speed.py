@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.report import read_results  # noqa: E402
+from harness.results import read_results  # noqa: E402
 from harness.toolchain import installed  # noqa: E402
 
 

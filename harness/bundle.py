@@ -21,10 +21,9 @@ from pathlib import Path
 from . import targets
 from .case import Case
 from .reference import npy_files
-from .report import environment
+from .results import environment
 from .runner import ItemResult
 from .stages import Settings, compile_flags, compile_stage, import_stage
-from .summary import diagnosis
 
 HERE = Path(__file__).resolve().parent
 
@@ -58,7 +57,7 @@ def _issue_md(result: ItemResult, env: dict, steps: str, driver: str) -> str:
     links = ", ".join(f"[{ref}]({url})" for ref, url in zip(case.issues, case.issue_urls()))
     what = "no failure: the item passed" if bad is None else f"`{result.outcome}`: {bad.detail}"
     if bad is not None and bad.stage == "compare":
-        observed = diagnosis(result.as_dict())
+        observed = bad.detail  # the numeric diagnosis
         expected = "outputs equal to PyTorch eager within the case's tolerances"
     elif bad is not None:
         observed = (bad.log or bad.detail)[-3000:]

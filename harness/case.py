@@ -7,6 +7,7 @@ broken case fails alone and says where to look.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -15,17 +16,21 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from .outcomes import parse_stage_outcome
 from .targets import OPT_LEVELS, TARGETS
 
 KINDS = ("numeric", "compile", "ir")
-STAGES = ("import", "compile", "run", "reference", "compare", "ir")
-STATUSES = ("fail", "crash", "timeout", "oom", "garbage")
 COMPARE_MODES = ("values", "indices")
 IR_TOOLS = ("iree-opt", "iree-compile")
-# fixed / open: a bug with a measured window. guard: a form of an issue's program that no
-# release was seen failing, kept beside a proven sibling to guard the fix end to end.
+FAMILIES = ("transpose", "topk", "scatter", "attention", "other")
+# fixed / open: a bug with measured windows (derived from them). guard: a form of an
+# issue's program that no release was seen failing, kept beside a proven sibling to
+# guard the fix end to end. unknown: not measured yet.
 HISTORY_STATUSES = ("fixed", "open", "guard", "unknown")
-ISSUE_REF = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
+ISSUE_REF = re.compile(r"[\w.-]+/[\w.-]+#\d+")
+CASES_DIR = Path("cases")
+# Above this a tolerance hides real wrong numbers unless the case says why it needs it.
+LOOSE_TOLERANCE = 1e-2
 
 
 class CaseError(ValueError):
@@ -86,14 +91,45 @@ class Expectation:
 
 
 @dataclass(frozen=True)
+class Window:
+    """Releases that had the bug, as measured: onset and end."""
+    first_bad: str
+    last_bad: str
+    last_good: str | None = None   # onset: newest release before first_bad measured without
+                                   # the bug (None: the bug shows on the oldest one measured)
+    first_good: str | None = None  # end: first release after last_bad where it passes
+                                   # (None: still open)
+
+    def holds(self, release) -> bool:
+        return Version(self.first_bad) <= Version(str(release)) <= Version(self.last_bad)
+
+
+@dataclass(frozen=True)
 class History:
     status: str  # fixed | open | guard | unknown
-    last_bad: str | None
-    first_good: str | None
-    bad_outcome: str | None
-    bad_items: tuple[str, ...]
+    windows: tuple[Window, ...] = ()
+    bad_outcomes: tuple[str, ...] = ()  # the outcome(s) the bug shows
+    bad_items: tuple[str, ...] = ()
     bad_match: re.Pattern | None = None  # the bug's own diagnostic: tells it from unrelated
                                          # failures with the same outcome in other releases
+    measured: str = ""  # which releases the windows were read from
+
+    @property
+    def last_bad(self) -> str | None:
+        return self.windows[-1].last_bad if self.windows else None
+
+    @property
+    def first_good(self) -> str | None:
+        return self.windows[-1].first_good if self.windows else None
+
+    def describe(self) -> str:
+        """'3.2.0 < [3.3.0 .. 3.4.0] < 3.6.0': onset and end of each window."""
+        parts = []
+        for w in self.windows:
+            before = f"{w.last_good} < " if w.last_good else "<= "
+            after = f" < {w.first_good}" if w.first_good else " open"
+            parts.append(f"{before}[{w.first_bad} .. {w.last_bad}]{after}")
+        return "; ".join(parts) or self.status
 
 
 @dataclass(frozen=True)
@@ -105,6 +141,8 @@ class Case:
     kind: str
     issues: tuple[str, ...]
     prs: tuple[str, ...]
+    family: str
+    found_by: str  # "" for a case written from an upstream issue
     torch_model: Path | None
     mlir: Path | None
     variants: tuple[Variant, ...]
@@ -117,6 +155,7 @@ class Case:
     target_flags: dict[str, tuple[str, ...]]
     atol: float
     rtol: float
+    tolerance_reason: str
     output_rules: tuple[OutputRule, ...]
     ir_checks: tuple[IrCheck, ...]
     expectations: tuple[Expectation, ...]
@@ -208,11 +247,16 @@ class _Reader:
                 raise self.error(key, f"not a release version: {text!r}") from None
         return text
 
-    def file(self, key, case_dir: Path, default=...) -> Path | None:
+    def file(self, key, case_dir: Path, default=..., within: Path | None = None) -> Path | None:
+        """A file the case names: it must resolve (symlinks too) inside the case's own
+        directory (or `within`): a case never reads anything outside itself."""
         name = self.get(key, str, default)
         if name is None or name is default and default is not ...:
             return default
         path = case_dir / name
+        root = (within or case_dir).resolve()
+        if not path.resolve().is_relative_to(root):
+            raise self.error(key, f"names {name!r}, which is outside {root}")
         if not path.is_file():
             raise self.error(key, f"names {name!r}, which does not exist in {case_dir}")
         return path
@@ -240,13 +284,62 @@ def _tuple(types):
     return types if isinstance(types, tuple) else (types,)
 
 
-def _outcome(reader: _Reader, key: str) -> str:
-    text = reader.get(key, str, required=True)
-    stage, _, status = text.partition("-")
-    if stage not in STAGES or status not in STATUSES:
-        raise reader.error(key, f"unknown outcome {text!r}: expected <stage>-<status>, stage in "
-                                f"{'/'.join(STAGES)}, status in {'/'.join(STATUSES)}")
+def _outcome(reader: _Reader, key: str, text: str | None = None) -> str:
+    text = reader.get(key, str, required=True) if text is None else text
+    try:
+        parse_stage_outcome(text)
+    except ValueError as e:
+        raise reader.error(key, str(e)) from None
     return text
+
+
+def _regex(reader: _Reader, key: str) -> re.Pattern | None:
+    pattern = reader.get(key, str, None)
+    try:
+        return re.compile(pattern) if pattern else None
+    except re.error as err:
+        raise reader.error(key, f"not a valid regex: {err}") from None
+
+
+def _tolerance(reader: _Reader, key: str, default: float) -> float:
+    value = float(reader.get(key, (int, float), default))
+    if not math.isfinite(value) or value < 0:
+        raise reader.error(key, f"must be a finite number >= 0, got {value!r}")
+    return value
+
+
+def _history(top: _Reader, data: dict) -> History:
+    hist = top.sub("history") if "history" in data else _Reader(top.manifest, {}, "history")
+    hist.reject_unknown({"status", "bad_outcome", "bad_items", "bad_match", "measured", "window"})
+    windows = []
+    for w in hist.subs("window"):
+        w.reject_unknown({"last_good", "first_bad", "last_bad", "first_good"})
+        first_bad, last_bad = w.version("first_bad"), w.version("last_bad")
+        if first_bad is None or last_bad is None:
+            raise w.error("first_bad" if first_bad is None else "last_bad", "is required but missing")
+        window = Window(first_bad, last_bad, w.version("last_good"), w.version("first_good"))
+        order = [Version(v) for v in (window.last_good, first_bad, last_bad, window.first_good) if v]
+        if order != sorted(order) or (window.last_good and Version(window.last_good) == order[1]) \
+                or (window.first_good and Version(window.first_good) == order[-2]):
+            raise w.error("first_bad", "releases must rise: last_good < first_bad <= last_bad < first_good")
+        if windows and Version(windows[-1].last_bad) >= Version(first_bad):
+            raise w.error("first_bad", "windows must be in release order and not overlap")
+        windows.append(window)
+    raw = hist.table.get("bad_outcome", [])
+    names = [raw] if isinstance(raw, str) else list(hist.str_list("bad_outcome", ()))
+    outcomes = tuple(_outcome(hist, "bad_outcome", o) for o in names)
+    if windows and not outcomes:
+        raise hist.error("bad_outcome", "a case with windows must say what the bug's outcome is")
+    derived = ("open" if windows[-1].first_good is None else "fixed") if windows else None
+    status = hist.get("status", str, derived or "unknown")
+    if status not in HISTORY_STATUSES:
+        raise hist.error("status", f"unknown status {status!r}; allowed: {', '.join(HISTORY_STATUSES)}")
+    if derived and status != derived:
+        raise hist.error("status", f"is {status!r} but the windows say {derived!r}")
+    if not derived and status in ("fixed", "open"):
+        raise hist.error("window", f"status {status!r} needs at least one [[history.window]]")
+    return History(status, tuple(windows), outcomes, hist.str_list("bad_items", ()),
+                   _regex(hist, "bad_match"), hist.get("measured", str, ""))
 
 
 def load_case(manifest: Path, require_golden: bool = True) -> Case:
@@ -260,27 +353,33 @@ def load_case(manifest: Path, require_golden: bool = True) -> Case:
     except tomllib.TOMLDecodeError as e:
         raise CaseError(f"{manifest}: not valid TOML: {e}") from None
     top = _Reader(manifest, data)
-    top.reject_unknown({"title", "kind", "issues", "prs", "source", "matrix", "compare", "ir",
-                        "expect", "history"})
+    top.reject_unknown({"title", "kind", "issues", "prs", "family", "found_by", "source", "matrix",
+                        "compare", "ir", "expect", "history"})
 
     title = top.get("title", str, required=True)
     kind = top.get("kind", str, required=True)
     if kind not in KINDS:
         raise top.error("kind", f"unknown kind {kind!r}; allowed: {', '.join(KINDS)}")
     issues = top.str_list("issues")
-    if not issues:
-        raise top.error("issues", "must name at least one upstream issue")
+    found_by = top.get("found_by", str, "")
+    if not issues and not found_by:
+        raise top.error("issues", "must name at least one upstream issue (or the case says "
+                                  "found_by, for a bug this suite found itself)")
     prs = top.str_list("prs", ())
     for key, refs in (("issues", issues), ("prs", prs)):
         for ref in refs:
-            if not ISSUE_REF.match(ref):
+            if not ISSUE_REF.fullmatch(ref):
                 raise top.error(key, f"{ref!r} is not of the form owner/repo#123")
+    family = top.get("family", str, "other")
+    if family not in FAMILIES:
+        raise top.error("family", f"unknown family {family!r}; allowed: {', '.join(FAMILIES)}")
 
     source = top.sub("source") if "source" in data else None
     if source is None:
         raise top.error("source", "is required but missing")
     source.reject_unknown({"torch", "mlir", "function", "reference", "variant", "dynamic_shapes"})
-    torch_model = source.file("torch", case_dir, None)
+    # A torch model may be shared between the shape forms of one program (cases/<other>/).
+    torch_model = source.file("torch", case_dir, None, within=case_dir.parent)
     mlir = source.file("mlir", case_dir, None)
     if (torch_model is None) == (mlir is None) and kind != "ir":
         raise source.error("torch", "give exactly one of 'torch' and 'mlir'")
@@ -314,9 +413,9 @@ def load_case(manifest: Path, require_golden: bool = True) -> Case:
             target_flags[t] = tf.str_list(t)
 
     compare = top.sub("compare") if "compare" in data else _Reader(manifest, {}, "compare")
-    compare.reject_unknown({"atol", "rtol", "output"})
-    atol = float(compare.get("atol", (int, float), 1e-5))
-    rtol = float(compare.get("rtol", (int, float), 1e-5))
+    compare.reject_unknown({"atol", "rtol", "tolerance_reason", "output"})
+    atol, rtol = _tolerance(compare, "atol", 1e-5), _tolerance(compare, "rtol", 1e-5)
+    tolerance_reason = compare.get("tolerance_reason", str, "")
     rules = []
     for r in compare.subs("output"):
         r.reject_unknown({"index", "mode", "input", "axis"})
@@ -350,11 +449,7 @@ def load_case(manifest: Path, require_golden: bool = True) -> Case:
     expectations = []
     for e in top.subs("expect"):
         e.reject_unknown({"targets", "opt_levels", "ir", "compiler", "outcome", "match", "reason"})
-        pattern = e.get("match", str, None)
-        try:
-            compiled = re.compile(pattern) if pattern else None
-        except re.error as err:
-            raise e.error("match", f"not a valid regex: {err}") from None
+        compiled = _regex(e, "match")
         ir_names = e.str_list("ir", None, allowed=names) if "ir" in e.table else None
         expectations.append(Expectation(
             outcome=_outcome(e, "outcome"),
@@ -363,35 +458,35 @@ def load_case(manifest: Path, require_golden: bool = True) -> Case:
             opt_levels=e.str_list("opt_levels", None, allowed=OPT_LEVELS) if "opt_levels" in e.table else None,
             ir_checks=ir_names, compiler=e.specifier("compiler"), match=compiled))
 
-    hist = top.sub("history") if "history" in data else _Reader(manifest, {}, "history")
-    hist.reject_unknown({"status", "last_bad", "first_good", "bad_outcome", "bad_items", "bad_match"})
-    status = hist.get("status", str, "unknown")
-    if status not in HISTORY_STATUSES:
-        raise hist.error("status", f"unknown status {status!r}; allowed: {', '.join(HISTORY_STATUSES)}")
-    bad_match = hist.get("bad_match", str, None)
-    try:
-        bad_match = re.compile(bad_match) if bad_match else None
-    except re.error as err:
-        raise hist.error("bad_match", f"not a valid regex: {err}") from None
-    history = History(status, hist.version("last_bad"), hist.version("first_good"),
-                      _outcome(hist, "bad_outcome") if "bad_outcome" in hist.table else None,
-                      hist.str_list("bad_items", ()), bad_match)
+    history = _history(top, data)
 
     if kind == "numeric" and require_golden:
-        for sub, what in (("inputs", "inputs"), ("expected", "golden outputs")):
-            if not any((case_dir / sub).glob("*.npy")):
-                raise top.error("source", f"numeric case has no {what} in {case_dir / sub}: "
-                                          f"run `iree-regress golden {case_dir.name}`")
+        # Inputs may be none (a program with no arguments); outputs may not.
+        if not any((case_dir / "expected").glob("*.npy")):
+            raise top.error("source", f"numeric case has no golden outputs in {case_dir / 'expected'}: "
+                                      f"run `iree-regress golden {case_dir.name}`")
 
     return Case(slug=case_dir.name, dir=case_dir, manifest=manifest, title=title, kind=kind,
-                issues=issues, prs=prs, torch_model=torch_model, mlir=mlir,
+                issues=issues, prs=prs, family=family, found_by=found_by, torch_model=torch_model, mlir=mlir,
                 variants=tuple(variants), reference=reference, function=function,
                 dynamic_shapes=dynamic_shapes,
                 targets=targets, opt_levels=opt_levels, flags=flags, target_flags=target_flags,
-                atol=atol, rtol=rtol, output_rules=tuple(rules), ir_checks=tuple(ir_checks),
+                atol=atol, rtol=rtol, tolerance_reason=tolerance_reason, output_rules=tuple(rules), ir_checks=tuple(ir_checks),
                 expectations=tuple(expectations), history=history, raw=data)
 
 
-def discover(root: Path) -> list[Path]:
+def discover(root: Path = CASES_DIR) -> list[Path]:
     """Every case.toml under root, sorted."""
     return sorted(Path(root).glob("*/case.toml"))
+
+
+def find_case(slug_or_path: str, require_golden: bool = True) -> Case:
+    """A case by slug (cases/<slug>), directory, or case.toml path."""
+    p = Path(slug_or_path)
+    if p.name == "case.toml":
+        p = p.parent
+    if not (p / "case.toml").is_file():
+        p = CASES_DIR / slug_or_path
+    if not (p / "case.toml").is_file():
+        raise SystemExit(f"iree-regress: no case {slug_or_path!r} (looked for {p / 'case.toml'})")
+    return load_case(p / "case.toml", require_golden)

@@ -7,7 +7,8 @@
     iree-regress bisect CASE::ITEM --good V --bad V
                                                    first release where the item's outcome changes
     iree-regress prove [SLUG...]                   run cases on their known-bad / known-good releases
-    iree-regress prove SLUG --scan [--write]       every release: outcome table and bug window
+    iree-regress prove SLUG --scan [--write]       every release: outcome table and bug windows
+    iree-regress lint [SLUG...]                    expectations precise, history consistent
     iree-regress report [RESULTS] [--previous OLD]  summary.md + report.html (+ what changed)
     iree-regress repro CASE[::ITEM] --out DIR      reproducer bundle(s): input, module, run.sh, ISSUE.md
     iree-regress run-bundle DIR...                 run bundled modules here (runtime + numpy only)
@@ -24,10 +25,19 @@ import sys
 import time
 from pathlib import Path
 
-from .case import CaseError, discover
-from .probe import CASES_DIR, find_case, parse_ref, run_item, settings_with, split_item
+from .case import CASES_DIR, CaseError, discover, find_case
+from .item import ItemId, parse_ref, run_item, settings_with
 
-EXIT_GOOD, EXIT_BAD, EXIT_SKIP = 0, 1, 125
+
+def _bug(case, args):
+    """The case's bug, with --bad-outcome / --bad-match overrides (harness/bug.py)."""
+    from .bug import Bug, BugUndefined
+
+    outcomes = tuple(args.bad_outcome.split(",")) if getattr(args, "bad_outcome", None) else None
+    try:
+        return Bug.of(case, outcomes, getattr(args, "bad_match", None))
+    except (BugUndefined, ValueError) as e:
+        raise SystemExit(f"iree-regress: {e}") from None
 
 
 def cmd_golden(args) -> int:
@@ -59,49 +69,22 @@ def cmd_run(rest) -> int:
 
 
 def _source(args):
-    from .releases import ReleaseSource
+    from .history.releases import ReleaseSource
 
     return ReleaseSource(args.find_links, args.no_index)
 
 
-def _bad_outcomes(case, item, args) -> tuple[str, ...]:
-    """What counts as the bug: --bad-outcome, else the case's own history/expectations."""
-    if args.bad_outcome:
-        return tuple(args.bad_outcome.split(","))
-    found = [case.history.bad_outcome] if case.history.bad_outcome else []
-    found += [e.outcome for e in case.expectations if e.covers(*split_item(item))]
-    if not found:
-        raise SystemExit(f"iree-regress: {case.slug} records no bad outcome for {item}; "
-                         "pass --bad-outcome (e.g. compile-fail, compare-fail, compile-crash)")
-    return tuple(dict.fromkeys(found))
-
-
-def _bad_match(case, args):
-    """--bad-match, else the case's [history].bad_match: the bug's own message."""
-    import re
-
-    if getattr(args, "bad_match", None):
-        return re.compile(args.bad_match)
-    return case.history.bad_match
-
-
-def _toolchains_in(tools_dir: Path) -> dict[str, Path]:
-    """--tools-dir DIR for bisect: DIR/<version or commit>/ each holding one build's tools."""
-    return {d.name: d for d in sorted(Path(tools_dir).iterdir())
-            if (d / "iree-compile").is_file()}
-
-
 def cmd_bisect(args) -> int:
-    from . import releases
-    from .bisect import SKIP, Probe, bisect, classify, format_result, with_retries
-    from .toolchain import ToolchainError, from_tools_dir
+    from .history import releases
+    from .history.bisect import format_result
+    from .history.probe import bisect_item, toolchains_in
 
     case, item = parse_ref(args.item)
     if item is None:
         raise SystemExit("iree-regress: bisect needs one item: CASE::ITEM (e.g. ::cpu-O3)")
-    bad_outcomes = _bad_outcomes(case, item, args)
+    bug = _bug(case, args)
     # Oldest first: release versions by PEP 440, local builds by folder name (name them sortably).
-    builds = _toolchains_in(args.tools_dir) if args.tools_dir else {}
+    builds = toolchains_in(args.tools_dir) if args.tools_dir else {}
     ordered = list(builds) if builds else releases.available(_source(args))
     for end in (args.good, args.bad):
         if end not in ordered:
@@ -112,37 +95,17 @@ def cmd_bisect(args) -> int:
     fixed_search = ordered.index(args.good) > ordered.index(args.bad)
     if fixed_search:
         span.reverse()  # walk from the good (newer) end back to the bad one
-    direction = "fixed" if fixed_search else "broken"
     print(f"bisect {case.slug}::{item} over {len(span)} versions {span[0]} .. {span[-1]}; "
-          f"bad = {', '.join(bad_outcomes)}")
-    last_results = {}
-
-    def probe(version: str) -> Probe:
-        start = time.monotonic()
-        try:
-            tc = from_tools_dir(builds[version]) if builds else releases.ensure(version, _source(args))
-        except (releases.ReleaseUnavailable, ToolchainError) as e:
-            p = Probe(version, SKIP, f"unavailable: {e}", time.monotonic() - start)
-        else:
-            result = run_item(case, item, settings_with(tc))
-            last_results[version] = result
-            state = classify(result.outcome, bad_outcomes, result.compile_only,
-                             result.failure_text(), _bad_match(case, args))
-            shown = result.outcome + (" (compile-only)" if result.compile_only else "")
-            p = Probe(version, state, shown, time.monotonic() - start)
-        print(f"  probe {p.version:<22} {p.state:<5} {p.outcome:<26} {p.seconds:7.1f} s", flush=True)
-        return p
-
-    result = bisect(span, with_retries(probe, args.retries))
-    for line in format_result(result, direction):
+          f"bad = {bug.description}")
+    result, results = bisect_item(case, item, bug, span, _source(args), builds, args.retries,
+                                  log=lambda line: print(line, flush=True))
+    for line in format_result(result, "fixed" if fixed_search else "broken"):
         print(line)
     if result.error:
         return 2
-    if fixed_search:
-        print(f"answer: first fixed release: {result.last_good}")
-    else:
-        print(f"answer: first broken release: {result.first_bad}")
-    bad_result = last_results.get(result.first_bad)
+    print(f"answer: first {'fixed' if fixed_search else 'broken'} release: "
+          f"{result.last_good if fixed_search else result.first_bad}")
+    bad_result = results.get(result.first_bad)
     if bad_result is not None:
         print(f"reproducer ({result.first_bad}): {bad_result.reproducer()}")
     return 0
@@ -151,11 +114,12 @@ def cmd_bisect(args) -> int:
 def cmd_git_bisect_run(args) -> int:
     """Exit codes for `git bisect run`: 0 good, 1 bad, 125 skip (never 'bad' for a
     build that is missing or cannot start: that is not the bug)."""
-    from .bisect import BAD, GOOD, classify
+    from .history.probe import BUG, EXIT_SKIP, git_bisect_exit, probe_toolchain
     from .toolchain import ToolchainError, from_tools_dir
 
     try:
         case, item = parse_ref(args.item)
+        bug = _bug(case, args)
     except SystemExit as e:
         print(e, file=sys.stderr)
         return EXIT_SKIP
@@ -167,25 +131,22 @@ def cmd_git_bisect_run(args) -> int:
     except (ToolchainError, OSError) as e:
         print(f"skip: no usable build in {args.tools_dir}: {e}", file=sys.stderr)
         return EXIT_SKIP
-    bad_outcomes = _bad_outcomes(case, item, args)
-    result = run_item(case, item, settings_with(tc))
-    state = classify(result.outcome, bad_outcomes, result.compile_only, result.failure_text(),
-                     _bad_match(case, args))
-    print(f"{case.slug}::{item} on {tc.describe()}: {result.outcome} -> {state}")
-    if state == BAD:
+    probe, result = probe_toolchain(case, item, bug, tc)
+    print(f"{case.slug}::{item} on {tc.describe()}: {probe.outcome} -> {probe.state}")
+    if probe.state == BUG:
         print(f"reproducer: {result.reproducer()}")
-    return {GOOD: EXIT_GOOD, BAD: EXIT_BAD}.get(state, EXIT_SKIP)
+    return git_bisect_exit(probe.state)
 
 
 def cmd_scan(args, case) -> int:
-    """prove --scan: every release (or --versions), a table, and the bug window."""
-    from .prove import items_to_prove, run_release
-    from .releases import available, sort_versions
+    """prove --scan: every release (or --versions), a table, and the bug's windows."""
+    from .history.prove import items_to_prove, run_release
+    from .history.releases import available, sort_versions
+    from .history.window import outcome_table, windows, write_scan
     from .toolchain import installed
-    from .window import outcome_table, window, write_history
 
     versions = sort_versions(args.versions.split(",")) if args.versions else available(_source(args))
-    items = args.items.split(",") if args.items else items_to_prove(case)
+    items = [ItemId.parse(n) for n in args.items.split(",")] if args.items else items_to_prove(case)
     settings = settings_with(installed())
     runs = []
     for v in versions:
@@ -194,21 +155,20 @@ def cmd_scan(args, case) -> int:
         print(f"  {v}: {time.monotonic() - start:.1f} s", flush=True)
     for line in outcome_table(runs, items):
         print(line)
-    bad_outcome = args.bad_outcome or case.history.bad_outcome
-    if not bad_outcome:
-        print("no bad outcome given (--bad-outcome) or recorded: no window to read")
-        return 0
-    win = window(runs, bad_outcome)
-    print(f"window for {bad_outcome}: last_bad={win.last_bad} first_good={win.first_good} "
-          f"status={win.status} items={', '.join(win.bad_items)}")
+    bug = _bug(case, args)
+    measured = windows(runs, bug)
+    for w in measured.windows:
+        print(f"window: last_good={w.last_good} first_bad={w.first_bad} last_bad={w.last_bad} "
+              f"first_good={w.first_good or '(open)'}")
+    print(f"status={measured.status} items={', '.join(measured.items)} match={measured.match}")
     if args.write:
-        write_history(case, win, bad_outcome, [versions[0] + " .. " + versions[-1]])
-        print(f"wrote [history] to {case.manifest}")
+        write_scan(case, bug, measured)
+        print(f"wrote [history] and the bug's [[expect]] entries to {case.manifest}")
     return 0
 
 
 def cmd_list(args) -> int:
-    """Every case with its status and measured window (from case.toml alone)."""
+    """Every case with its status and measured windows (from case.toml alone)."""
     for manifest in discover(CASES_DIR):
         try:
             case = find_case(str(manifest))
@@ -216,16 +176,31 @@ def cmd_list(args) -> int:
             print(f"{manifest.parent.name:<48} INVALID: {e}")
             continue
         h = case.history
-        window = {"fixed": f"bad <= {h.last_bad}, fixed in {h.first_good} ({h.bad_outcome})",
-                  "open": f"open: {h.bad_outcome} on {h.last_bad}",
-                  "guard": "guard: no release known to fail"}.get(h.status, "unknown")
-        print(f"{case.slug:<48} {case.kind:<8} {window:<44} {' '.join(case.issues)}")
+        bug = f" ({'/'.join(h.bad_outcomes)})" if h.bad_outcomes else ""
+        refs = " ".join(case.issues) or f"found by {case.found_by}"
+        print(f"{case.slug:<48} {case.kind:<8} {h.status:<7} {h.describe() + bug:<52} {refs}")
     return 0
 
 
+def cmd_lint(args) -> int:
+    from .lint import latest_failures, lint_case
+
+    manifests = [find_case(s).manifest for s in args.cases] if args.cases else discover(CASES_DIR)
+    failures = latest_failures(args.results)
+    if not failures:
+        print(f"lint: no failures in {args.results} to test matches against; "
+              "generic matches are not checked")
+    problems = [p for m in manifests for p in lint_case(m, failures)]
+    for p in problems:
+        print(p)
+    print(f"lint: {len(manifests)} case(s), {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
 def cmd_report(args) -> int:
-    """Markdown + HTML from a results file; with --previous, what changed. Exit 1 when
-    --fail-on-regression and there are new failures or unexpected passes."""
+    """Markdown + HTML from a results file; with --fail-on-regression, exit 1 when the
+    gate fails (against --previous: new failures, unexpected passes, errors, vanished
+    items; without it: every failure, unexpected pass and error)."""
     from .render import html_page, markdown
     from .summary import build
 
@@ -234,6 +209,8 @@ def cmd_report(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.md").write_text(markdown(model))
     (out / "report.html").write_text(html_page(model))
+    for w in model.warnings:
+        print(f"warning: {w}", file=sys.stderr)
     print(f"wrote {out / 'summary.md'} and {out / 'report.html'} ({len(model.items)} items: "
           + ", ".join(f"{n} {s}" for s, n in model.counts.items() if n) + ")")
     for g in model.groups:
@@ -241,29 +218,30 @@ def cmd_report(args) -> int:
     if model.diff is not None:
         d = model.diff
         print(f"since {args.previous}: {len(d.new_failures)} new failures, "
-              f"{len(d.unexpected_passes)} unexpected passes, {len(d.new_passes)} new passes, "
+              f"{len(d.unexpected_passes)} unexpected passes, {len(d.errors)} errors, "
+              f"{len(d.gone)} vanished items, {len(d.new_passes)} new passes, "
               f"{len(d.time_changes)} compile-time changes")
-        if args.fail_on_regression and d.regressed:
-            return 1
-    return 0
+    gate = model.gate_lines()
+    for line in gate:
+        print(f"  gate: {line}")
+    return 1 if args.fail_on_regression and gate else 0
 
 
 def cmd_repro(args) -> int:
     """One bundle per item: CASE::ITEM, or every matrix item of CASE."""
     from .bundle import write_bundle
-    from .probe import item_names
     from .toolchain import resolve
 
     if args.release:
-        from .releases import ensure
+        from .history.releases import ensure
 
         settings = settings_with(ensure(args.release, _source(args)))
     else:
         settings = settings_with(resolve(args.iree_tools_dir))
     # A whole case means its matrix items (ir checks have no bundle; named alone, one says so).
-    wanted = [(case, name) for case, item in map(parse_ref, args.items)
-              for name in ([item] if item else [n for n in item_names(case) if split_item(n)[2] is None])
-              if not args.target or split_item(name)[0] in args.target.split(",")]
+    wanted = [(case, i) for case, item in map(parse_ref, args.items)
+              for i in ([item] if item else [i for i in ItemId.of(case) if not i.is_ir])
+              if not args.target or i.target in args.target.split(",")]
     written = 0
     for case, name in wanted:
         result = run_item(case, name, settings)
@@ -302,54 +280,40 @@ def cmd_new_case(args) -> int:
 
 
 def cmd_prove(args) -> int:
-    from .prove import prove_case
-    from .releases import available
+    from .history.prove import prove_case
+    from .history.releases import available
     from .toolchain import installed
 
     if args.scan:
         if len(args.cases) != 1:
             raise SystemExit("iree-regress: prove --scan takes exactly one case")
         return cmd_scan(args, find_case(args.cases[0]))
-    cases = [find_case(s) for s in args.cases] if args.cases else []
-    if not args.cases:
-        for manifest in discover(CASES_DIR):
-            try:
-                cases.append(find_case(str(manifest)))
-            except CaseError as e:
-                print(f"skip: {e}")
+    cases, broken = [], []
+    for manifest in ([find_case(s).manifest for s in args.cases] if args.cases else discover(CASES_DIR)):
+        try:
+            cases.append(find_case(str(manifest)))
+        except CaseError as e:
+            broken.append(str(e))
+            print(f"NOT LOADED: {e}")
     newest = args.newest or available(_source(args))[-1]
     settings = settings_with(installed())
-    rows, failed = [], 0
+    proofs = []
     for case in cases:
         start = time.monotonic()
         proof = prove_case(case, settings, newest, _source(args))
-        if proof.guard:
-            status = "GUARD" if proof.fixed_passes else "GUARD FAILING"
-            failed += not proof.fixed_passes
-        else:
-            status = "PROVEN" if proof.proven else "NOT PROVEN"
-            failed += not proof.proven
-        print(f"{case.slug}: {status} ({time.monotonic() - start:.0f} s)")
-        for line in proof.verdicts:
-            print(f"    {line}")
-        runs = [proof.bad] + ([proof.good] if proof.good is not proof.bad else [])
-        for run in runs:
-            if run and run.results:
-                outs = ", ".join(f"{k}={v}" for k, v in run.outcomes().items())
-                print(f"    {run.version}: {outs}")
-        rows.append({"case": case.slug, "proven": proof.proven, "guard": proof.guard,
-                     "verdicts": proof.verdicts,
-                     "bad": run_dict(proof.bad), "good": run_dict(proof.good)})
+        proofs.append(proof)
+        print(f"{case.slug}: {proof.status} {case.history.describe()} "
+              f"({time.monotonic() - start:.0f} s){': ' + proof.note if proof.note else ''}")
+        for check in proof.checks:
+            print(f"    {check.line()}")
+    counts: dict[str, int] = {}
+    for p in proofs:
+        counts[p.status] = counts.get(p.status, 0) + 1
+    print("prove: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+          + (f", {len(broken)} NOT LOADED" if broken else ""))
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
-    return 1 if failed else 0
-
-
-def run_dict(run):
-    if run is None:
-        return None
-    return {"version": run.version, "error": run.error, "outcomes": run.outcomes(),
-            "seconds": round(run.seconds, 1)}
+        Path(args.json).write_text(json.dumps([p.as_dict() for p in proofs], indent=1))
+    return 1 if broken or any(p.failed for p in proofs) else 0
 
 
 def main(argv=None) -> int:
@@ -394,10 +358,19 @@ def main(argv=None) -> int:
                    help="run one case on every release (or --versions) and print its window")
     p.add_argument("--versions", default=None, help="with --scan: comma-separated releases")
     p.add_argument("--items", default=None, help="with --scan: comma-separated items")
-    p.add_argument("--bad-outcome", default=None, help="with --scan: the outcome of the bug")
-    p.add_argument("--write", action="store_true", help="with --scan: write [history]")
+    p.add_argument("--bad-outcome", default=None,
+                   help="with --scan: the bug's outcome(s), comma-separated (default: the case's)")
+    p.add_argument("--bad-match", default=None,
+                   help="with --scan: regex of the bug's message (default: the case's, else measured)")
+    p.add_argument("--write", action="store_true",
+                   help="with --scan: write [history] windows and the bug's [[expect]] entries")
     release_source_options(p)
-    sub.add_parser("list", help="every case with its status, window and issues")
+    sub.add_parser("list", help="every case with its status, windows and issues")
+    lt = sub.add_parser("lint", help="check expectations, history and tolerances of cases")
+    lt.add_argument("cases", nargs="*", help="case slugs (default: all)")
+    lt.add_argument("--results", type=Path, default=Path("reports/results.jsonl"),
+                    help="latest results: a match that also matches another case's failure "
+                         "there is generic")
     rb = sub.add_parser("repro", help="write reproducer bundles (input, module, run.sh, ISSUE.md)")
     rb.add_argument("items", nargs="+", help="CASE::ITEM, or CASE for all its matrix items")
     rb.add_argument("--out", required=True, help="bundle folder (one subfolder per item if several)")
@@ -413,7 +386,8 @@ def main(argv=None) -> int:
     rp.add_argument("--previous", type=Path, default=None, help="a previous run's results.jsonl")
     rp.add_argument("--out", default="reports", help="folder for summary.md and report.html")
     rp.add_argument("--fail-on-regression", action="store_true",
-                    help="exit 1 on new failures or unexpected passes (needs --previous)")
+                    help="exit 1 when the gate fails: new failures, unexpected passes, errors "
+                         "(cases not loaded, harness errors, dead workers), vanished items")
     n = sub.add_parser("new-case", help="scaffold a case from an MLIR file or a PyTorch module")
     n.add_argument("slug")
     n.add_argument("--issue", action="append", default=[], required=True,
@@ -433,7 +407,7 @@ def main(argv=None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     return {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
             "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case,
-            "report": cmd_report, "list": cmd_list, "repro": cmd_repro, "run-bundle": cmd_run_bundle}[args.command](args)
+            "report": cmd_report, "list": cmd_list, "lint": cmd_lint, "repro": cmd_repro, "run-bundle": cmd_run_bundle}[args.command](args)
 
 
 if __name__ == "__main__":

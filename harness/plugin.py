@@ -12,6 +12,10 @@ cases still run (--continue-on-collection-errors is turned on for case runs).
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -19,13 +23,15 @@ import pytest
 from . import targets
 from .cache import Cache
 from .case import CaseError, load_case
+from .item import ItemId
+from .outcomes import (COLLECT_ERROR, ERROR, FAIL, HARNESS_ERROR, PASS, SKIP, WORKER_CRASH, XFAIL,
+                       XPASS)
 from .process import Bounds
-from .report import RESULTS_NAME, ResultsWriter, environment
-from .runner import (FAIL, SKIP, XFAIL, XPASS, ItemResult, expectation_for, run_ir_item,
-                     run_matrix_item, verdict)
+from .record import ItemRecord
+from .results import RESULTS_NAME, ResultsWriter, environment, read_results
+from .runner import ItemResult, expectation_for, run_ir_item, run_matrix_item, verdict
 from .stages import Settings
 from .toolchain import ToolchainError, resolve
-
 KIND_MARKERS = {"numeric": "compiles, runs and compares with PyTorch",
                 "compile": "compile-only case", "ir": "IR-level FileCheck check"}
 
@@ -82,8 +88,18 @@ def pytest_configure(config):
     if not config.option.xmlpath and not _is_worker(config):
         config.option.xmlpath = str(reports / "junit.xml")
     config.stash[_REPORTS_KEY] = reports
+    config.stash[_RUN_ID_KEY] = (config.workerinput.get("iree_run_id", "") if _is_worker(config)
+                                 else f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    if not _is_worker(config):
+        config.pluginmanager.register(RunRecorder(config), "iree-regress-recorder")
 
 
+def pytest_configure_node(node):
+    """xdist controller: every worker writes the controller's run id."""
+    node.workerinput["iree_run_id"] = node.config.stash[_RUN_ID_KEY]
+
+
+_RUN_ID_KEY = pytest.StashKey[str]()
 _REPORTS_KEY = pytest.StashKey[Path]()
 _SETTINGS_KEY = pytest.StashKey[Settings]()
 _WRITER_KEY = pytest.StashKey[ResultsWriter]()
@@ -139,7 +155,28 @@ def pytest_sessionstart(session):
         return
     env = environment(settings_for(config).toolchain)
     config.stash[_ENV_KEY] = env
-    _writer(config).start({"environment": env})
+    _writer(config).start({"environment": env, "run_id": config.stash[_RUN_ID_KEY]})
+
+
+def _record(config, record: ItemRecord) -> None:
+    record.run_id = config.stash[_RUN_ID_KEY]
+    _writer(config).append(record)
+
+
+def _inflight(config, nodeid: str) -> Path:
+    """Where a running item notes its stage, so that a dead worker's item is recorded
+    with the stage it died in."""
+    name = hashlib.sha256(nodeid.encode()).hexdigest()[:24]
+    return config.stash[_REPORTS_KEY] / ".inflight" / f"{name}.json"
+
+
+def _slug_of(nodeid: str) -> str:
+    return Path(nodeid.split("::")[0]).parent.name
+
+
+
+
+
 
 
 _ENV_KEY = pytest.StashKey[dict]()
@@ -153,21 +190,52 @@ def pytest_report_header(config):
     return f"iree-regress: {tc.describe()}"
 
 
+class RunRecorder:
+    """The controller's part of "no item without a result": cases that did not load and
+    items whose worker died get a results line too (registered in pytest_configure)."""
+
+    def __init__(self, config):
+        self.config = config
+
+    def pytest_collectreport(self, report):
+        config = self.config
+        if not report.failed or not report.nodeid.endswith("case.toml") or _ENV_KEY not in config.stash:
+            return
+        _record(config, ItemRecord(case=_slug_of(report.nodeid), item="(collect)",
+                                   outcome=COLLECT_ERROR, verdict=ERROR,
+                                   message=str(report.longrepr)[-2000:], nodeid=report.nodeid))
+
+    def pytest_handlecrashitem(self, crashitem, report, sched):
+        """xdist: a worker died while running `crashitem`; record it with its last stage."""
+        stage = "?"
+        marker = _inflight(self.config, crashitem)
+        try:
+            stage = json.loads(marker.read_text()).get("stage", "?")
+            marker.unlink()
+        except (OSError, ValueError):
+            pass
+        _record(self.config, ItemRecord(
+            case=_slug_of(crashitem), item=crashitem.rsplit("::", 1)[-1], outcome=WORKER_CRASH,
+            verdict=ERROR, message=f"the pytest worker died during the {stage} stage",
+            stages=[{"stage": stage, "status": "crash", "detail": "worker process died", "log": ""}],
+            nodeid=crashitem))
+
+
 class CaseFile(pytest.File):
     def collect(self):
         case = load_case(self.path)  # CaseError -> a collection error for this file only
         opts = self.config.option
-        if case.kind != "ir":
-            for target in case.targets:
-                if target not in opts.target:
-                    continue
-                for level in case.opt_levels:
-                    if level in opts.opt_level:
-                        yield CaseItem.from_parent(self, name=f"{target}-{level}", case=case,
-                                                   target=target, opt_level=level, check=None)
-        for check in case.ir_checks:
-            yield CaseItem.from_parent(self, name=f"ir-{check.name}", case=case, target=None,
-                                       opt_level=None, check=check)
+        checks = {c.name: c for c in case.ir_checks}
+        for item in ItemId.of(case):
+            check = checks.get(item.ir_check)
+            # An IR check belongs to the target its own flags compile for, or to none.
+            target = targets.target_of_flags(check.args) if check else item.target
+            if target is not None and target not in opts.target:
+                continue
+            if item.opt_level is not None and item.opt_level not in opts.opt_level:
+                continue
+            yield CaseItem.from_parent(self, name=item.name, case=case, target=item.target,
+                                       opt_level=item.opt_level, check=check)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, CaseError):
@@ -194,24 +262,43 @@ class CaseItem(pytest.Item):
                 self.add_marker(marker)
 
     def runtest(self):
-        settings = settings_for(self.config)
-        if self.check is not None:
-            result = run_ir_item(self.case, self.check, settings)
-        else:
-            result = run_matrix_item(self.case, self.target, self.opt_level, settings)
-        v = verdict(result, expectation_for(result, settings.toolchain.release))
-        record = result.as_dict() | {"verdict": v.kind, "message": v.message,
-                                     "reproducer": result.reproducer(), "nodeid": self.nodeid}
-        _writer(self.config).append(record)
+        marker = _inflight(self.config, self.nodeid)
+        try:
+            result, v = self._run(marker)
+        except Exception as e:  # the harness's own failure: still a result, never lost
+            _record(self.config, ItemRecord(
+                case=self.case.slug, item=self.name, outcome=HARNESS_ERROR, verdict=ERROR,
+                message=f"{type(e).__name__}: {e}", title=self.case.title, target=self.target,
+                opt_level=self.opt_level, ir_check=self.check.name if self.check else None,
+                issues=list(self.case.issues), family=self.case.family, nodeid=self.nodeid))
+            raise
+        finally:
+            marker.unlink(missing_ok=True)
+        record = result.record(v, nodeid=self.nodeid)
+        _record(self.config, record)
         for key in ("outcome", "verdict", "compiler", "seconds", "compile_only"):
-            self.user_properties.append((key, record[key]))
-        if v.kind in (FAIL, XPASS):
-            self.user_properties.append(("reproducer", record["reproducer"]))
-            raise ItemFailure(("UNEXPECTED PASS: " if v.kind == XPASS else "") + v.message, result)
+            self.user_properties.append((key, getattr(record, key)))
+        if v.kind in (FAIL, XPASS) or (v.kind == XFAIL and self.config.option.runxfail):
+            self.user_properties.append(("reproducer", record.reproducer))
+            prefix = {XPASS: "UNEXPECTED PASS: ", XFAIL: "known bug (--runxfail): "}.get(v.kind, "")
+            raise ItemFailure(prefix + v.message, result)
         if v.kind == XFAIL:
             pytest.xfail(v.message)
         if v.kind == SKIP:
             pytest.skip(v.message)
+
+    def _run(self, marker: Path):
+        settings = settings_for(self.config)
+        marker.parent.mkdir(parents=True, exist_ok=True)
+
+        def progress(stage: str):
+            marker.write_text(json.dumps({"nodeid": self.nodeid, "stage": stage}))
+
+        if self.check is not None:
+            result = run_ir_item(self.case, self.check, settings, progress)
+        else:
+            result = run_matrix_item(self.case, self.target, self.opt_level, settings, progress)
+        return result, verdict(result, expectation_for(result, settings.toolchain.release))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, pytest.xfail.Exception):
@@ -236,15 +323,19 @@ def pytest_terminal_summary(terminalreporter, config):
     """Say which items ran compile-only, so a pass without a run is never silent."""
     if _is_worker(config) or _ENV_KEY not in config.stash:
         return
-    from .report import read_results
-
     path = config.stash[_REPORTS_KEY] / RESULTS_NAME
     if not path.is_file():
         return
     _, items = read_results(path)
-    compile_only = [i for i in items if i.get("compile_only") and i.get("verdict") == "PASS"]
+    compile_only = [i for i in items if i.compile_only and i.verdict == PASS]
+    errors = [i for i in items if i.verdict == ERROR]
+    if errors:
+        terminalreporter.write_sep("-", f"{len(errors)} item(s) without a verdict (errors)")
+        for i in errors:
+            last = i.message.strip().splitlines()[-1] if i.message.strip() else ""
+            terminalreporter.write_line(f"  {i.key}: {i.outcome}: {last}")
     if compile_only:
-        reasons = sorted({s["detail"] for i in compile_only for s in i["stages"]
+        reasons = sorted({s["detail"] for i in compile_only for s in i.stages
                           if s["stage"] == "run" and s["status"] == "skip"})
         terminalreporter.write_sep("-", f"{len(compile_only)} item(s) passed compile-only")
         for r in reasons:

@@ -7,16 +7,12 @@ into #render-check, which the test reads back from headless Chromium.
 
 from __future__ import annotations
 
+import hashlib
 import html
 
-from .signatures import failing_stage
-from .summary import STATES, ReportModel, cell_label, cell_state, diagnosis
-
-COLOURS = {  # state -> background
-    "pass": "#2e9d4f", "compile-only": "#8fd19e", "xfail": "#8aa4c8", "xpass": "#f2c21b",
-    "fail": "#d9363e", "crash": "#7b1fa2", "timeout": "#ef7d22", "oom": "#a0522d",
-    "garbage": "#5d4037", "skip": "#d0d0d0",
-}
+from .outcomes import CELL_STATES
+from .record import ItemRecord
+from .summary import ReportModel, cell_label, diagnosis
 
 
 def _env_lines(env: dict) -> list[tuple[str, str]]:
@@ -29,6 +25,11 @@ def _env_lines(env: dict) -> list[tuple[str, str]]:
         for d in devices:
             lines.append((driver, f"{d.get('name', '?')} / {d.get('driver', '')} {d.get('driver_info', '')}".strip()))
     return lines
+
+
+def _md(text) -> str:
+    """Plain text inside a Markdown table or list item: one line, no table breaks."""
+    return " ".join(str(text).split()).replace("|", "\\|")
 
 
 def _verdict_counts(model: ReportModel) -> str:
@@ -45,11 +46,15 @@ def markdown(model: ReportModel) -> str:
         d = model.diff
         out += ["## Since the previous run", ""]
         out += [f"- new failures: {len(d.new_failures)}", f"- unexpected passes: {len(d.unexpected_passes)}",
+                f"- errors (not loaded, harness, worker): {len(d.errors)}",
+                f"- vanished items: {len(d.gone)}",
                 f"- new passes: {len(d.new_passes)}", f"- compile-time changes: {len(d.time_changes)}", ""]
         for title, items in (("New failures", d.new_failures), ("Unexpected passes", d.unexpected_passes),
-                             ("New passes", d.new_passes)):
+                             ("Errors", d.errors), ("New passes", d.new_passes)):
             if items:
-                out += [f"### {title}", ""] + [f"- `{i['case']}::{i['item']}` {i['outcome']}" for i in items] + [""]
+                out += [f"### {title}", ""] + [f"- `{_md(i.key)}` {i.outcome}" for i in items] + [""]
+        if d.gone:
+            out += ["### Vanished items", ""] + [f"- `{_md(k)}`" for k in d.gone] + [""]
         if d.time_changes:
             out += ["### Compile time", ""] + [f"- `{c.key}` {c.before:.1f} s -> {c.after:.1f} s "
                                                 f"({c.ratio:.2f}x)" for c in d.time_changes] + [""]
@@ -59,18 +64,23 @@ def markdown(model: ReportModel) -> str:
     for row in model.rows:
         cells = [cell_label(row.cells[c]) if c in row.cells else "" for c in cols]
         if model.has_ir:
-            cells.append(", ".join(f"{i['ir_check']}: {cell_label(i)}" for i in row.ir_cells))
+            cells.append(", ".join(f"{_md(i.ir_check)}: {cell_label(i)}" for i in row.ir_cells))
         links = " ".join(f"[{ref}]({url})" for ref, url in row.issue_links())
-        out.append(f"| {row.slug} {links} | " + " | ".join(cells) + " |")
+        out.append(f"| {_md(row.slug)} {links} | " + " | ".join(cells) + " |")
+    gate = model.gate_lines()
+    out += ["", f"## Gate: {'FAIL' if gate else 'pass'}", ""]
+    out += [f"- {_md(line)}" for line in gate] or ["Nothing fails the gate."]
+    if model.warnings:
+        out += ["", "Warnings:", ""] + [f"- {_md(w)}" for w in model.warnings]
     out += ["", "## Failures by signature (wrong numbers first)", ""]
     if not model.groups:
         out.append("None.")
     for g in model.groups:
-        names = ", ".join(f"`{i['case']}::{i['item']}`" for i in g.items[:12])
+        names = ", ".join(f"`{_md(i.key)}`" for i in g.items[:12])
         more = f" and {len(g.items) - 12} more" if len(g.items) > 12 else ""
         out += [f"### {g.outcome} x{len(g.items)}: {g.signature}", "", f"Items: {names}{more}", "",
                 "```", diagnosis(g.example)[-1500:], "```", "", "Reproducer:", "",
-                "```sh", g.example.get("reproducer", ""), "```", ""]
+                "```sh", g.example.reproducer, "```", ""]
     return "\n".join(out) + "\n"
 
 
@@ -86,8 +96,8 @@ td.cell{min-width:64px;color:#fff}
 .legend span{display:inline-block;padding:2px 8px;margin:2px;border-radius:3px;color:#fff;font-size:12px}
 pre{background:#f5f5f5;padding:8px;overflow:auto;max-height:320px;font-size:12px}
 .env td{padding:1px 8px}.diff li{margin:2px 0}
-""" + "".join(f"td.s-{s},.legend .s-{s}{{background:{c}}}" for s, c in COLOURS.items()) + \
-    "td.s-compile-only,td.s-xpass,td.s-skip,.legend .s-compile-only,.legend .s-xpass,.legend .s-skip{color:#222}"
+""" + "".join(f"td.s-{s.name},.legend .s-{s.name}{{background:{s.colour}"
+              + (";color:#222" if s.dark_text else "") + "}" for s in CELL_STATES.values())
 
 _CHECK_JS = """
 (function(){var cells=document.querySelectorAll('td.cell');var by={};
@@ -100,13 +110,26 @@ def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _cell(item: dict, anchor: str) -> str:
-    state = cell_state(item)
-    title = f"{item['case']}::{item['item']}: {item['outcome']} ({item.get('verdict')})"
+def _has_detail(item: ItemRecord) -> bool:
+    return item.verdict != "PASS" and item.verdict != "SKIP"
+
+
+def _cell(item: ItemRecord, anchor: str) -> str:
+    state = item.cell_state
+    title = f"{item.key}: {item.outcome} ({item.verdict})"
     inner = _e(cell_label(item))
-    if item.get("verdict") in ("FAIL", "XPASS", "XFAIL"):
+    if _has_detail(item):
         inner = f'<a href="#{anchor}">{inner}</a>'
     return f'<td class="cell s-{state}" title="{_e(title)}">{inner}</td>'
+
+
+def _anchor(item: ItemRecord) -> str:
+    """An id made only of safe characters (a case name is whatever its folder is called)."""
+    return "d-" + hashlib.sha256(item.key.encode()).hexdigest()[:16]
+
+
+def _cell_text(item: ItemRecord) -> str:
+    return f"<a href='#{_anchor(item)}' class='err'>{_e(item.outcome)}</a>"
 
 
 def html_page(model: ReportModel) -> str:
@@ -115,15 +138,21 @@ def html_page(model: ReportModel) -> str:
     parts += [f"<tr><th align=left>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in _env_lines(model.environment)]
     parts.append(f"</table><p><b>{len(model.items)} items</b>: {_e(_verdict_counts(model))}</p>")
     parts.append("<div class='legend'>" + "".join(
-        f"<span class='s-{s}' title='{_e(t)}'>{_e(s)}</span>" for s, t in STATES.items()) + "</div>")
+        f"<span class='s-{s.name}' title='{_e(s.meaning)}'>{_e(s.name)}</span>"
+        for s in CELL_STATES.values()) + "</div>")
+    gate = model.gate_lines()
+    parts.append(f"<h2>Gate: {'FAIL' if gate else 'pass'}</h2><ul class='gate'>"
+                 + "".join(f"<li>{_e(line)}</li>" for line in gate) + "</ul>")
 
     if model.diff is not None:
         d = model.diff
         parts.append("<h2>Since the previous run</h2><ul class='diff'>")
-        for title, items in (("New failures", d.new_failures), ("Unexpected passes", d.unexpected_passes),
-                             ("New passes", d.new_passes)):
-            names = ", ".join(_e(f"{i['case']}::{i['item']}") for i in items) or "none"
-            parts.append(f"<li><b>{title}</b> ({len(items)}): {names}</li>")
+        for title, keys in (("New failures", [i.key for i in d.new_failures]),
+                            ("Unexpected passes", [i.key for i in d.unexpected_passes]),
+                            ("Errors", [i.key for i in d.errors]), ("Vanished items", d.gone),
+                            ("New passes", [i.key for i in d.new_passes])):
+            names = ", ".join(_e(k) for k in keys) or "none"
+            parts.append(f"<li><b>{title}</b> ({len(keys)}): {names}</li>")
         changes = ", ".join(_e(f"{c.key} {c.before:.1f}s→{c.after:.1f}s") for c in d.time_changes) or "none"
         parts.append(f"<li><b>Compile-time changes</b> ({len(d.time_changes)}): {changes}</li></ul>")
 
@@ -133,18 +162,20 @@ def html_page(model: ReportModel) -> str:
     details = []
     for row in model.rows:
         links = " ".join(f"<a href='{_e(url)}'>{_e(ref)}</a>" for ref, url in row.issue_links())
-        tds = [f"<td class='case' title='{_e(row.title)}'><b>{_e(row.slug)}</b><br>{links}</td>"]
+        errors = "".join(f"<br>{_cell_text(i)}" for i in row.errors)
+        window = f"<br><small>{_e(row.windows)}</small>" if row.windows else ""
+        tds = [f"<td class='case' title='{_e(row.title)}'><b>{_e(row.slug)}</b><br>{links}{window}{errors}</td>"]
         for c in cols:
             item = row.cells.get(c)
             if item is None:
                 tds.append("<td></td>")
                 continue
-            anchor = f"d-{row.slug}-{c}"
+            anchor = _anchor(item)
             tds.append(_cell(item, anchor))
             details.append((anchor, item))
         if model.has_ir:
-            sub = "".join(_cell(i, f"d-{row.slug}-{i['item']}") for i in row.ir_cells)
-            details += [(f"d-{row.slug}-{i['item']}", i) for i in row.ir_cells]
+            sub = "".join(_cell(i, _anchor(i)) for i in row.ir_cells)
+            details += [(_anchor(i), i) for i in row.ir_cells]
             tds.append(f"<td><table><tr>{sub}</tr></table></td>" if sub else "<td></td>")
         parts.append("<tr>" + "".join(tds) + "</tr>")
     parts.append("</table>")
@@ -153,19 +184,19 @@ def html_page(model: ReportModel) -> str:
     if not model.groups:
         parts.append("<p>None.</p>")
     for g in model.groups:
-        names = ", ".join(_e(f"{i['case']}::{i['item']}") for i in g.items)
+        names = ", ".join(_e(i.key) for i in g.items)
         parts.append(f"<h3>{_e(g.outcome)} ×{len(g.items)}: {_e(g.signature)}</h3><p>{names}</p>")
 
     parts.append("<h2>Details</h2>")
+    details += [(_anchor(i), i) for row in model.rows for i in row.errors]
     for anchor, item in details:
-        if item.get("verdict") not in ("FAIL", "XPASS", "XFAIL"):
+        if not _has_detail(item):
             continue
-        stage = failing_stage(item)
-        parts.append(f"<h3 id='{_e(anchor)}'>{_e(item['case'])}::{_e(item['item'])} — {_e(item['outcome'])} "
-                     f"({_e(item.get('verdict'))})</h3><p>{_e(item.get('message', ''))}</p>")
-        if stage is not None:
+        parts.append(f"<h3 id='{_e(anchor)}'>{_e(item.key)} — {_e(item.outcome)} "
+                     f"({_e(item.verdict)})</h3><p>{_e(item.message)}</p>")
+        if item.failing_stage is not None:
             parts.append(f"<pre>{_e(diagnosis(item))}</pre>")
-        parts.append(f"<p>Reproducer:</p><pre>{_e(item.get('reproducer', ''))}</pre>")
+        parts.append(f"<p>Reproducer:</p><pre>{_e(item.reproducer)}</pre>")
     parts.append("<pre id='render-check' hidden></pre>")
     parts.append(f"<script>{_CHECK_JS}</script></body></html>")
     return "\n".join(parts)

@@ -1,27 +1,21 @@
 """What changed since a previous run: the part of a nightly report people act on.
 
-Items are matched by case + item name. A new failure is a FAIL now that was not one
-before (including items that are new); an unexpected pass (XPASS) is always listed:
-upstream fixed a known bug and the case needs updating. Compile times are compared
-where both runs measured a compile, and listed past a threshold.
+Items are matched by case + item name. What fails a nightly (`gate_failures`):
+  * a new failure: a FAIL now that was not one before (new items included);
+  * an unexpected pass (XPASS): a known bug stopped failing; update the case;
+  * an error: a case that did not load, a harness error, a worker that died;
+  * a vanished item: in the previous run, absent now (a deleted or unloadable case must
+    never read as "0 new failures").
+Compile times are compared where both runs measured a compile, and listed past a
+threshold (not gating).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-BAD_VERDICTS = ("FAIL", "XPASS")
-
-
-def key(item: dict) -> str:
-    return f"{item['case']}::{item['item']}"
-
-
-def compile_seconds(item: dict) -> float | None:
-    for s in item.get("stages", []):
-        if s["stage"] == "compile" and s["status"] == "ok":
-            return float(s["seconds"])
-    return None
+from .outcomes import ERROR, FAIL, PASS, XPASS, is_failure
+from .record import ItemRecord
 
 
 @dataclass
@@ -37,39 +31,54 @@ class TimeChange:
 
 @dataclass
 class RunDiff:
-    new_failures: list[dict] = field(default_factory=list)
-    new_passes: list[dict] = field(default_factory=list)
-    unexpected_passes: list[dict] = field(default_factory=list)
+    new_failures: list[ItemRecord] = field(default_factory=list)
+    new_passes: list[ItemRecord] = field(default_factory=list)
+    unexpected_passes: list[ItemRecord] = field(default_factory=list)
+    errors: list[ItemRecord] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)  # in the previous run, not in this one
     time_changes: list[TimeChange] = field(default_factory=list)
 
     @property
     def regressed(self) -> bool:
-        """What fails a nightly: new failures or unexpected passes."""
-        return bool(self.new_failures or self.unexpected_passes)
+        return bool(self.new_failures or self.unexpected_passes or self.errors or self.gone)
+
+    def gate_lines(self) -> list[str]:
+        """One line per reason the gate fails."""
+        return ([f"new failure: {i.key} ({i.outcome})" for i in self.new_failures]
+                + [f"unexpected pass: {i.key}" for i in self.unexpected_passes]
+                + [f"error: {i.key} ({i.outcome})" for i in self.errors]
+                + [f"vanished: {k}" for k in self.gone])
 
 
-def diff_runs(previous: list[dict], current: list[dict], time_ratio: float = 1.5,
+def diff_runs(previous: list[ItemRecord], current: list[ItemRecord], time_ratio: float = 1.5,
               min_seconds: float = 1.0) -> RunDiff:
-    before = {key(i): i for i in previous}
+    before = {i.key: i for i in previous}
     result = RunDiff()
     for item in current:
-        old = before.get(key(item))
-        now = item.get("verdict")
-        was = old.get("verdict") if old else None
-        if now == "XPASS":
+        old = before.get(item.key)
+        was = old.verdict if old else None
+        if item.verdict == XPASS:
             result.unexpected_passes.append(item)
-        elif now == "FAIL" and was != "FAIL":
+        elif item.verdict == ERROR:
+            result.errors.append(item)
+        elif item.verdict == FAIL and was != FAIL:
             result.new_failures.append(item)
-        elif now == "PASS" and was in BAD_VERDICTS:
+        elif item.verdict == PASS and was is not None and is_failure(was):
             result.new_passes.append(item)
         if old:
-            t0, t1 = compile_seconds(old), compile_seconds(item)
+            t0, t1 = old.compile_seconds(), item.compile_seconds()
             if t0 is not None and t1 is not None and abs(t1 - t0) >= min_seconds:
-                change = TimeChange(key(item), t0, t1)
+                change = TimeChange(item.key, t0, t1)
                 if change.ratio >= time_ratio or change.ratio <= 1 / time_ratio:
                     result.time_changes.append(change)
-    current_keys = {key(i) for i in current}
+    current_keys = {i.key for i in current}
+    # A case that failed to load now shows as its "(collect)" error, but its items are
+    # still gone: both count.
     result.gone = sorted(k for k in before if k not in current_keys)
     result.time_changes.sort(key=lambda c: -abs(c.after - c.before))
     return result
+
+
+def gate(current: list[ItemRecord]) -> list[str]:
+    """Without a previous run: every failure, unexpected pass and error fails the gate."""
+    return [f"{i.verdict.lower()}: {i.key} ({i.outcome})" for i in current if is_failure(i.verdict)]

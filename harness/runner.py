@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .case import Case, Expectation, IrCheck
+from .outcomes import FAIL, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME, XFAIL, XPASS, stage_outcome
+from .record import ItemRecord
 from .stages import (Settings, StageResult, compare_stage, compile_flags, compile_stage,
                      import_stage, ir_stage, run_stage)
 
@@ -35,10 +37,10 @@ class ItemResult:
         """pass | skip | <stage>-<status> of the first stage that did not end ok."""
         bad = self.failing_stage
         if bad:
-            return f"{bad.stage}-{bad.status}"
+            return stage_outcome(bad.stage, bad.status)
         if self.stages and all(s.status == "skip" for s in self.stages):
-            return "skip"
-        return "pass"
+            return SKIP_OUTCOME
+        return PASS_OUTCOME
 
     def failure_text(self) -> str:
         """What a `match` regex is searched in: the failing stage's detail and log."""
@@ -60,36 +62,51 @@ class ItemResult:
                     if s.command and s.stage != "compare" and not (s.stage == "import" and s.ok)]
         return " && ".join(commands) + f"   # IREE {self.compiler}"
 
-    def as_dict(self) -> dict:
-        return {"case": self.case.slug, "title": self.case.title, "item": self.name, "target": self.target,
-                "opt_level": self.opt_level, "ir_check": self.ir_check, "compiler": self.compiler,
-                "outcome": self.outcome, "compile_only": self.compile_only,
-                "seconds": round(self.seconds, 3), "issues": list(self.case.issues),
-                "stages": [s.as_dict() for s in self.stages]}
+    def record(self, verdict: "Verdict", **extra) -> ItemRecord:
+        return ItemRecord(case=self.case.slug, item=self.name, outcome=self.outcome,
+                          verdict=verdict.kind, message=verdict.message, title=self.case.title,
+                          target=self.target, opt_level=self.opt_level, ir_check=self.ir_check,
+                          compiler=self.compiler, compile_only=self.compile_only,
+                          seconds=round(self.seconds, 3), issues=list(self.case.issues),
+                          family=self.case.family, windows=self.case.history.describe(), stages=[s.as_dict() for s in self.stages],
+                          reproducer=self.reproducer(), **extra)
 
 
-def run_matrix_item(case: Case, target: str, opt_level: str, settings: Settings) -> ItemResult:
+def _no_progress(stage: str) -> None:
+    pass
+
+
+def run_matrix_item(case: Case, target: str, opt_level: str, settings: Settings,
+                    progress=None) -> ItemResult:
+    """progress(stage) is told each stage before it starts (a crashed worker's item is
+    recorded with the stage it was in)."""
+    progress = progress or _no_progress
     item = ItemResult(case, f"{target}-{opt_level}", target, opt_level, None,
                       settings.toolchain.compiler_version)
+    progress("import")
     imported, mlir = import_stage(case, settings)
     item.stages.append(imported)
     if not imported.ok:
         return item
+    progress("compile")
     compiled, vmfb = compile_stage(mlir, compile_flags(case, target, opt_level, settings), settings)
     item.stages.append(compiled)
     if not compiled.ok or case.kind == "compile":
         return item
+    progress("run")
     ran, outputs = run_stage(case, target, vmfb, settings)
     item.stages.append(ran)
     if not ran.ok:
         return item
+    progress("compare")
     item.stages.append(compare_stage(case, outputs, settings))
     return item
 
 
-def run_ir_item(case: Case, check: IrCheck, settings: Settings) -> ItemResult:
+def run_ir_item(case: Case, check: IrCheck, settings: Settings, progress=None) -> ItemResult:
     item = ItemResult(case, f"ir-{check.name}", None, None, check.name,
                       settings.toolchain.compiler_version)
+    (progress or _no_progress)("ir")
     item.stages.append(ir_stage(case, check, settings))
     return item
 
@@ -105,12 +122,14 @@ def run_ir_item(case: Case, check: IrCheck, settings: Settings) -> ItemResult:
 #   expects X                  | pass                          | XPASS  (a failure: fixed upstream?
 #                              |                               |         update the case)
 #   expects X                  | Y != X, or match fails        | FAIL   (a different failure)
-PASS, FAIL, XFAIL, XPASS, SKIP = "PASS", "FAIL", "XFAIL", "XPASS", "SKIP"
+#
+# Lint requires every expectation to carry a `match`; one without (a case not yet
+# linted) still xfails on its outcome alone.
 
 
 @dataclass(frozen=True)
 class Verdict:
-    kind: str  # PASS | FAIL | XFAIL | XPASS | SKIP
+    kind: str  # a verdict of outcomes.VERDICTS
     message: str
 
 
@@ -121,14 +140,14 @@ def expectation_for(result: ItemResult, release) -> Expectation | None:
 def verdict(result: ItemResult, expectation: Expectation | None) -> Verdict:
     outcome = result.outcome
     bad = result.failing_stage
-    if outcome == "skip":
+    if outcome == SKIP_OUTCOME:
         return Verdict(SKIP, "; ".join(s.detail for s in result.stages if s.detail))
     if expectation is None:
-        if outcome == "pass":
+        if outcome == PASS_OUTCOME:
             note = next((s.detail for s in result.stages if s.status == "skip"), "")
             return Verdict(PASS, note)
         return Verdict(FAIL, f"{outcome}: {bad.detail}")
-    if outcome == "pass":
+    if outcome == PASS_OUTCOME:
         return Verdict(XPASS, f"expected {expectation.outcome} ({expectation.reason}) but the item "
                               f"passed: fixed upstream? update the case's [[expect]] and [history]")
     text = result.failure_text()

@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .outcomes import severity
+from .record import ItemRecord
+
 _RULES = (
     (re.compile(r"(?:[A-Za-z]:)?(?:/[\w.@+-]+)+/?"), "<path>"),  # absolute paths
     (re.compile(r"[\w.-]+\.(?:mlir|vmfb|npy|py)\b"), "<file>"),
@@ -23,10 +26,6 @@ _RULES = (
     (re.compile(r"\s+"), " "),
 )
 
-# Most telling first. Keys are outcomes (<stage>-<status>) or a status alone.
-SEVERITY = ("compare-fail", "crash", "run-garbage", "compile-garbage", "compile-fail",
-            "ir-fail", "run-fail", "oom", "timeout", "import-fail", "reference-fail")
-
 
 def normalise(text: str) -> str:
     text = text.strip().splitlines()[0] if text.strip() else ""
@@ -35,50 +34,35 @@ def normalise(text: str) -> str:
     return text.strip()[:240]
 
 
-def severity(outcome: str) -> int:
-    stage, _, status = outcome.partition("-")
-    for i, key in enumerate(SEVERITY):
-        if key == outcome or key == status:
-            return i
-    return len(SEVERITY)
-
-
 @dataclass
 class Group:
     outcome: str
     signature: str
-    items: list[dict] = field(default_factory=list)
+    items: list[ItemRecord] = field(default_factory=list)
 
     @property
-    def example(self) -> dict:
+    def example(self) -> ItemRecord:
         return self.items[0]
 
 
-def failing_stage(item: dict) -> dict | None:
-    for s in item.get("stages", []):
-        if s["status"] not in ("ok", "skip"):
-            return s
-    return None
-
-
-def signature_of(item: dict) -> str:
-    stage = failing_stage(item)
+def signature_of(item: ItemRecord) -> str:
+    stage = item.failing_stage
     if stage is None:
-        return ""
+        return normalise(item.message)
     if stage["stage"] == "compare":
         # Wrong numbers: the signature is which outputs differ, not by how much.
         comps = stage.get("data", {}).get("comparisons", [])
         bad = sorted({o["index"] for c in comps for o in c.get("outputs", []) if not o["ok"]})
         return f"wrong values in output(s) {bad}" if bad else normalise(stage["detail"])
-    return normalise(stage["detail"] or stage["log"])
+    return normalise(stage.get("detail") or stage.get("log", ""))
 
 
-def group_failures(items: list[dict]) -> list[Group]:
-    """Failing items (verdict FAIL) grouped by outcome + signature, most severe first."""
+def group_failures(items: list[ItemRecord]) -> list[Group]:
+    """Failing items (verdict FAIL or ERROR) grouped by outcome + signature, most severe first."""
     groups: dict[tuple[str, str], Group] = {}
     for item in items:
-        if item.get("verdict") != "FAIL":
+        if not item.is_failure or item.verdict == "XPASS":
             continue
-        key = (item["outcome"], signature_of(item))
+        key = (item.outcome, signature_of(item))
         groups.setdefault(key, Group(*key)).items.append(item)
     return sorted(groups.values(), key=lambda g: (severity(g.outcome), -len(g.items), g.signature))

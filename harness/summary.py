@@ -7,54 +7,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .case import issue_url
-from .report import read_results
-from .rundiff import RunDiff, diff_runs
-from .signatures import Group, failing_stage, group_failures
+from .outcomes import CELL_STATES
+from .record import ItemRecord
+from .results import read_results
+from .rundiff import RunDiff, diff_runs, gate
+from .signatures import Group, group_failures
 from .targets import OPT_LEVELS, TARGETS
 
 MATRIX_COLUMNS = tuple(f"{t}-{o}" for t in TARGETS for o in OPT_LEVELS)
 
-# Cell states, in legend order, with what each means to a reader.
-STATES = {
-    "pass": "passed (compiled, ran, matched PyTorch)",
-    "compile-only": "passed compile-only (no device here to run it)",
-    "xfail": "known bug, still failing as recorded",
-    "xpass": "unexpected pass: a known bug no longer shows (update the case)",
-    "fail": "failed: diagnostic or wrong numbers",
-    "crash": "crashed (signal or assertion)",
-    "timeout": "timed out",
-    "oom": "killed for memory",
-    "garbage": "unreadable output",
-    "skip": "skipped",
-}
-
-
-def cell_state(item: dict) -> str:
-    verdict = item.get("verdict")
-    if verdict == "PASS":
-        return "compile-only" if item.get("compile_only") else "pass"
-    if verdict in ("XFAIL", "XPASS", "SKIP"):
-        return verdict.lower()
-    stage = failing_stage(item)
-    return stage["status"] if stage and stage["status"] in STATES else "fail"
-
-
-def cell_label(item: dict) -> str:
-    state = cell_state(item)
-    stage = failing_stage(item)
+def cell_label(item: ItemRecord) -> str:
+    state = item.cell_state
+    stage = item.failing_stage
     where = stage["stage"] if stage else ""
-    return {"pass": "pass", "compile-only": "compiled", "skip": "skip",
-            "xpass": "XPASS"}.get(state, f"{state} {where}".strip())
+    return {"pass": "pass", "compile-only": "compiled", "skip": "skip", "xpass": "XPASS",
+            "error": item.outcome}.get(state, f"{state} {where}".strip())
 
 
-def diagnosis(item: dict) -> str:
+def diagnosis(item: ItemRecord) -> str:
     """The numeric diagnosis for wrong numbers, else the failing stage's error tail."""
-    stage = failing_stage(item)
+    stage = item.failing_stage
     if stage is None:
-        return item.get("message", "")
+        return item.message
     if stage["stage"] == "compare":
         return stage["detail"]
-    return (stage["detail"] + "\n\n" + stage["log"][-2000:]).strip()
+    return (stage.get("detail", "") + "\n\n" + stage.get("log", "")[-2000:]).strip()
 
 
 @dataclass
@@ -62,8 +39,10 @@ class CaseRow:
     slug: str
     title: str
     issues: list[str]
-    cells: dict[str, dict] = field(default_factory=dict)  # column -> item
-    ir_cells: list[dict] = field(default_factory=list)
+    windows: str = ""  # the case's bug windows, as its items recorded them
+    cells: dict[str, ItemRecord] = field(default_factory=dict)  # column -> item
+    ir_cells: list[ItemRecord] = field(default_factory=list)
+    errors: list[ItemRecord] = field(default_factory=list)  # the case did not load
 
     def issue_links(self) -> list[tuple[str, str]]:
         return [(ref, issue_url(ref)) for ref in self.issues]
@@ -73,10 +52,15 @@ class CaseRow:
 class ReportModel:
     environment: dict
     rows: list[CaseRow]
-    items: list[dict]
+    items: list[ItemRecord]
     groups: list[Group]
     diff: RunDiff | None
     counts: dict[str, int]
+    warnings: list[str] = field(default_factory=list)
+
+    def gate_lines(self) -> list[str]:
+        """Why this run fails the gate: against the previous run when there is one."""
+        return self.diff.gate_lines() if self.diff is not None else gate(self.items)
 
     @property
     def columns(self) -> list[str]:
@@ -89,18 +73,20 @@ class ReportModel:
 
 
 def build(results: Path, previous: Path | None = None) -> ReportModel:
-    header, items = read_results(results)
+    warnings: list[str] = []
+    header, items = read_results(results, warnings.append)
     rows: dict[str, CaseRow] = {}
     for item in items:
-        row = rows.setdefault(item["case"], CaseRow(item["case"], item.get("title", ""),
-                                                    item.get("issues", [])))
-        if item.get("ir_check"):
+        row = rows.setdefault(item.case, CaseRow(item.case, item.title, item.issues, item.windows))
+        if item.ir_check:
             row.ir_cells.append(item)
+        elif item.target:
+            row.cells[item.item] = item
         else:
-            row.cells[item["item"]] = item
-    counts: dict[str, int] = {s: 0 for s in STATES}
+            row.errors.append(item)
+    counts: dict[str, int] = {s: 0 for s in CELL_STATES}
     for item in items:
-        counts[cell_state(item)] += 1
-    diff = diff_runs(read_results(previous)[1], items) if previous else None
+        counts[item.cell_state] += 1
+    diff = diff_runs(read_results(previous, warnings.append)[1], items) if previous else None
     return ReportModel(header.get("environment", {}), sorted(rows.values(), key=lambda r: r.slug),
-                       items, group_failures(items), diff, counts)
+                       items, group_failures(items), diff, counts, warnings)

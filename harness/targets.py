@@ -94,6 +94,24 @@ def compile_flags(target: str, opt_level: str, release: Version,
     return flags
 
 
+# How an IR check's own flags name the target they compile for.
+_TARGET_IN_FLAGS = (
+    ("cpu", re.compile(r"^--iree-hal-(?:local-target-device-backends|target-backends)=llvm-cpu$")),
+    ("vulkan", re.compile(r"^--iree-hal-target-(?:device|backends)=vulkan")),
+    ("hip", re.compile(r"^--iree-hal-target-(?:device|backends)=(?:hip|rocm)")),
+    ("cuda", re.compile(r"^--iree-hal-target-(?:device|backends)=cuda")),
+)
+
+
+def target_of_flags(flags) -> str | None:
+    """The target a tool's flags compile for (an [[ir]] check's), or None: a pass
+    pipeline on target-independent IR belongs to no target."""
+    for name, pattern in _TARGET_IN_FLAGS:
+        if any(pattern.match(f) for f in flags):
+            return name
+    return None
+
+
 def flag_names(flags: list[str]) -> list[str]:
     return [f.split("=", 1)[0] for f in flags]
 

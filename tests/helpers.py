@@ -281,7 +281,7 @@ def run_pytest_subprocess(cwd: Path, args: list[str], env: dict | None = None,
 
 def results_by_item(reports: Path) -> tuple[dict, dict[str, dict]]:
     """results.jsonl as (header, {"<case>::<item>": record})."""
-    from harness.report import read_results
+    from harness.results import read_results
 
     header, items = read_results(Path(reports) / "results.jsonl")
-    return header, {f"{r['case']}::{r['item']}": r for r in items}
+    return header, {r.key: r.as_dict() for r in items}

@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from harness.bisect import BAD, GOOD, SKIP, Probe, bisect, classify, with_retries
-from harness.releases import sort_versions
+from harness.history.bisect import BAD, GOOD, SKIP, Probe, bisect, with_retries
+from harness.history.releases import sort_versions
 
 
 def fake_source(states: dict[str, str]):
@@ -102,22 +102,6 @@ def test_flaky_probe_becomes_skip_and_is_stepped_around():
     assert (result.last_good, result.first_bad, result.undecided) == ("3.3.0", "3.5.0", ["3.4.0"])
 
 
-def test_classify_only_the_bug_is_bad():
-    assert classify("pass", ("compile-crash",)) == GOOD
-    assert classify("compile-crash", ("compile-crash",)) == BAD
-    # an unrelated compile error in an old release must not be taken for the crash
-    assert classify("compile-fail", ("compile-crash",)) == SKIP
-    assert classify("import-fail", ("compare-fail",)) == SKIP
-    # a pass that never ran cannot clear a wrong-numbers bug, but can clear a compile bug
-    assert classify("pass", ("compare-fail",), compile_only=True) == SKIP
-    assert classify("pass", ("compile-fail",), compile_only=True) == GOOD
-    # with the bug's message: the same outcome for another reason is a skip
-    import re
-    bug = re.compile("failed to bufferize")
-    assert classify("compile-fail", ("compile-fail",), text="error: failed to bufferize op", match=bug) == BAD
-    assert classify("compile-fail", ("compile-fail",), text="error: unknown op", match=bug) == SKIP
-
-
 # --------------------------------------------------------------- git-bisect-run protocol
 
 FAKE_COMPILE = """\
@@ -149,9 +133,10 @@ def make_case(root, expect_outcome):
         targets = ["cpu"]
         opt_levels = ["O0"]
         [history]
-        last_bad = "3.5.0"
         bad_outcome = "{expect_outcome}"
-        status = "open"
+        [[history.window]]
+        first_bad = "3.5.0"
+        last_bad = "3.5.0"
     """))
     return case
 
@@ -187,32 +172,3 @@ def test_git_bisect_run_missing_build_is_skip_not_bad(tmp_path, monkeypatch):
 
     assert main(["git-bisect-run", "fake-case::cpu-O0", "--tools-dir",
                  str(tmp_path / "no-build-here")]) == 125
-
-
-def test_bad_outcomes_come_from_the_expectations_about_that_item(tmp_path):
-    """An [[expect]] about an ir check is not about the matrix items, and the reverse."""
-    from types import SimpleNamespace
-
-    from harness.case import load_case
-    from harness.cli import _bad_outcomes
-
-    case_dir = make_case(tmp_path, "compile-crash")
-    (case_dir / "checks.mlir").write_text("// CHECK: func.func\n")
-    with open(case_dir / "case.toml", "a") as f:
-        f.write(textwrap.dedent("""
-            [[ir]]
-            name = "strip"
-            checks = "checks.mlir"
-            [[expect]]
-            ir = ["strip"]
-            outcome = "ir-fail"
-            reason = "about the ir check only"
-            [[expect]]
-            targets = ["cpu"]
-            outcome = "compile-fail"
-            reason = "about cpu only"
-        """))
-    case = load_case(case_dir / "case.toml")
-    args = SimpleNamespace(bad_outcome=None)
-    assert _bad_outcomes(case, "ir-strip", args) == ("compile-crash", "ir-fail")
-    assert _bad_outcomes(case, "cpu-O0", args) == ("compile-crash", "compile-fail")

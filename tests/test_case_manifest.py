@@ -32,8 +32,9 @@ def base_manifest() -> dict:
         "expect": [{"targets": ["hip"], "opt_levels": ["O3"], "compiler": ">=3.4",
                     "outcome": "compile-fail", "match": "failed to bufferize",
                     "reason": "iree-org/iree#21014: still open"}],
-        "history": {"last_bad": "3.5.0", "first_good": "3.6.0", "bad_outcome": "compare-fail",
-                    "bad_items": ["cpu-O3"], "status": "fixed"},
+        "history": {"bad_outcome": "compare-fail", "bad_items": ["cpu-O3"],
+                    "window": [{"last_good": "3.3.0", "first_bad": "3.4.0", "last_bad": "3.5.0",
+                                "first_good": "3.6.0"}]},
     }
 
 
@@ -92,6 +93,7 @@ def test_base_manifest_is_valid_and_parsed(tmp_path):
     assert case.output_rules[0].mode == "indices" and case.output_rules[0].input == 0
     assert case.ir_checks[0].checks == manifest.parent / "checks" / "strip.mlir"
     assert case.history.status == "fixed" and case.history.bad_items == ("cpu-O3",)
+    assert case.history.describe() == "3.3.0 < [3.4.0 .. 3.5.0] < 3.6.0"
     # Variants: the old spelling below 3.12, model.mlir from 3.12 on.
     assert case.mlir_for(Version("3.11.0")).name == "model.pre-3.12.mlir"
     assert case.mlir_for(Version("3.12.0")).name == "model.mlir"
@@ -110,6 +112,34 @@ def test_golden_files_optional_when_writing_them(tmp_path):
     with pytest.raises(CaseError, match="iree-regress golden new-case"):
         load_case(manifest)
     assert load_case(manifest, require_golden=False).kind == "numeric"
+
+
+def test_a_numeric_case_may_have_no_inputs(tmp_path):
+    files = base_files()
+    del files["inputs/input0.npy"]
+    manifest = write_case(tmp_path, "no-inputs", base_manifest(), files) / "case.toml"
+    assert load_case(manifest).kind == "numeric"
+
+
+def test_two_windows_for_a_bug_that_came_back(tmp_path):
+    m = base_manifest()
+    m["history"]["window"] = [{"first_bad": "3.0.0", "last_bad": "3.1.0", "first_good": "3.2.0"},
+                              {"last_good": "3.4.0", "first_bad": "3.5.0", "last_bad": "3.13.0"}]
+    case = load_case(write_case(tmp_path, "twice", m, base_files()) / "case.toml")
+    assert case.history.status == "open"
+    assert case.history.describe() == "<= [3.0.0 .. 3.1.0] < 3.2.0; 3.4.0 < [3.5.0 .. 3.13.0] open"
+    m["history"]["window"].reverse()
+    with pytest.raises(CaseError, match="history.window.1..first_bad.*release order"):
+        load_case(write_case(tmp_path, "twice-backwards", m, base_files()) / "case.toml")
+
+
+def test_a_symlink_out_of_the_case_is_refused(tmp_path):
+    d = write_case(tmp_path, "sneaky", base_manifest(), base_files())
+    (tmp_path / "secret.mlir").write_text("func.func @main() { return }\n")
+    (d / "model.mlir").unlink()
+    (d / "model.mlir").symlink_to(tmp_path / "secret.mlir")
+    with pytest.raises(CaseError, match="source.mlir.*outside"):
+        load_case(d / "case.toml")
 
 
 def test_defaults_when_optional_sections_are_absent(tmp_path):
@@ -170,9 +200,25 @@ BAD = [
      "source.variant[0].compiler", "not a version range"),
     ("ir-bad-range", set_in("ir.0.compiler", "newer than 3"), "ir[0].compiler",
      "not a version range"),
-    ("history-bad-version", set_in("history.last_bad", "three"), "history.last_bad",
-     "not a release version"),
+    ("history-bad-version", set_in("history.window.0.last_bad", "three"),
+     "history.window[0].last_bad", "not a release version"),
     ("history-bad-status", set_in("history.status", "maybe"), "history.status", "'maybe'"),
+    ("history-status-contradicts-window", set_in("history.status", "open"), "history.status",
+     "the windows say 'fixed'"),
+    ("history-window-order", set_in("history.window.0.first_good", "3.5.0"),
+     "history.window[0].first_bad", "must rise"),
+    ("history-window-missing-end", del_in("history.window.0.last_bad"), "history.window[0].last_bad",
+     "missing"),
+    ("history-old-keys", set_in("history.last_bad", "3.5.0"), "history.last_bad", "unknown field"),
+    ("history-window-without-outcome", del_in("history.bad_outcome"), "history.bad_outcome",
+     "what the bug's outcome is"),
+    ("atol-negative", set_in("compare.atol", -1.0), "compare.atol", "finite number >= 0"),
+    ("rtol-nan", set_in("compare.rtol", float("nan")), "compare.rtol", "finite number >= 0"),
+    ("issue-with-newline", set_in("issues", ["iree-org/iree#1\n"]), "issues", "owner/repo#123"),
+    ("mlir-outside-case", set_in("source.mlir", "../../../etc/passwd"), "source.mlir", "outside"),
+    ("mlir-absolute", set_in("source.mlir", "/etc/passwd"), "source.mlir", "outside"),
+    ("checks-outside-case", set_in("ir.0.checks", "../elsewhere.mlir"), "ir[0].checks", "outside"),
+    ("unknown-family", set_in("family", "sorting"), "family", "'sorting'"),
     ("missing-model-file", set_in("source.mlir", "nope.mlir"), "source.mlir", "'nope.mlir'"),
     ("missing-variant-file", del_file("model.pre-3.12.mlir"), "source.variant[0].mlir",
      "does not exist"),
@@ -192,7 +238,7 @@ BAD = [
      "indices"),
     ("output-index-missing", del_in("compare.output.0.index"), "compare.output[0].index",
      "missing"),
-    ("numeric-without-inputs", del_file("inputs/input0.npy"), "source", "no inputs"),
+    ("numeric-without-golden", del_file("expected/output0.npy"), "source", "no golden outputs"),
     ("numeric-without-golden", del_file("expected/output0.npy"), "source",
      "no golden outputs"),
     ("dynamic-shapes-not-a-string", set_in("source.dynamic_shapes", ["x"]),
@@ -256,7 +302,10 @@ def test_malformed_case_is_a_collection_error_and_the_rest_still_runs(pytester, 
     assert f"{bad / 'case.toml'}: field 'matrix.targets'" in out
     assert "'tpu'" in out
     _, items = results_by_item(reports)
-    assert set(items) == {"a-good-case::cpu-O0", "a-good-case::cpu-O1", "c-good-case::cpu-O0"}
+    # The case that did not load is a result too: no case ends without a line.
+    assert set(items) == {"a-good-case::cpu-O0", "a-good-case::cpu-O1", "c-good-case::cpu-O0",
+                          "b-bad-case::(collect)"}
+    assert items.pop("b-bad-case::(collect)")["outcome"] == "collect-error"
     assert {r["outcome"] for r in items.values()} == {"pass"}
 
 

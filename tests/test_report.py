@@ -9,11 +9,13 @@ import subprocess
 import pytest
 
 from harness.cli import main as cli_main
-from harness.render import COLOURS, html_page, markdown
-from harness.report import ResultsWriter
+from harness.outcomes import CELL_STATES
+from harness.record import ItemRecord
+from harness.render import html_page, markdown
+from harness.results import ResultsWriter, read_results
 from harness.rundiff import diff_runs
 from harness.signatures import group_failures, normalise
-from harness.summary import build, cell_state
+from harness.summary import build
 
 ENV = {"compiler_version": "3.13.0rc20261016", "compiler_revision": "89ece87b8985" + "0" * 28,
        "runtime_version": "3.13.0rc20261016", "packages": {"torch": "2.13.0"},
@@ -30,11 +32,11 @@ def item(case, name, verdict, stages, compile_only=False, ir_check=None):
     bad = next((s for s in stages if s["status"] not in ("ok", "skip")), None)
     outcome = f"{bad['stage']}-{bad['status']}" if bad else "pass"
     target, _, level = name.rpartition("-")
-    return {"case": case, "title": f"title of {case}", "item": name, "target": None if ir_check else target,
+    return ItemRecord.from_dict({"case": case, "title": f"title of {case}", "item": name, "target": None if ir_check else target,
             "opt_level": None if ir_check else level, "ir_check": ir_check, "compiler": "3.13.0",
             "outcome": outcome, "verdict": verdict, "compile_only": compile_only,
             "issues": ["iree-org/iree#1234"], "stages": stages, "message": f"{verdict} {outcome}",
-            "reproducer": f"iree-compile {case}.mlir --flags # {name}"}
+            "reproducer": f"iree-compile {case}.mlir --flags # {name}"})
 
 
 WRONG = {"comparisons": [{"against": "golden", "ok": False, "problem": "",
@@ -60,6 +62,8 @@ def current_items():
             "compile", "fail", "/tmp/a/model.mlir:12:3: error: 'tensor.pad' op %arg3 has 4x?x8xf32 type")]),
         item("gamma", "cpu-O1", "FAIL", [stage("import"), stage(
             "compile", "fail", "/other/dir/model.mlir:99:7: error: 'tensor.pad' op %11 has 16x?x2xf32 type")]),
+        ItemRecord(case="delta", item="(collect)", outcome="collect-error", verdict="ERROR",
+                   message="malformed case: cases/delta/case.toml: field 'kind': unknown kind"),
     ]
 
 
@@ -108,13 +112,15 @@ def test_failures_grouped_and_miscompiles_first():
 
 def test_run_diff():
     d = diff_runs(previous_items(), current_items())
-    assert {f"{i['case']}::{i['item']}" for i in d.new_failures} >= {"alpha::cpu-O3", "gamma::cpu-O0",
-                                                                     "gamma::cpu-O1"}
-    assert "beta::cpu-O0" not in {f"{i['case']}::{i['item']}" for i in d.new_failures}  # failed before too
-    assert [i["item"] for i in d.unexpected_passes] == ["cuda-O0"]
+    assert {i.key for i in d.new_failures} >= {"alpha::cpu-O3", "gamma::cpu-O0", "gamma::cpu-O1"}
+    assert "beta::cpu-O0" not in {i.key for i in d.new_failures}  # failed before too
+    assert [i.item for i in d.unexpected_passes] == ["cuda-O0"]
+    assert [i.key for i in d.errors] == ["delta::(collect)"]
     assert [c.key for c in d.time_changes] == ["alpha::cpu-O0"]  # 4.0 s -> 0.5 s
     assert d.gone == ["old::cpu-O0"] and d.regressed
-    assert not diff_runs(current_items(), [i for i in current_items() if i["verdict"] in ("PASS", "XFAIL")]).regressed
+    calm = [i for i in current_items() if i.verdict in ("PASS", "XFAIL")]
+    assert not diff_runs(calm, calm).regressed
+    assert diff_runs(current_items(), calm).gone  # items that vanished count
 
 
 def test_markdown_has_environment_matrix_links_and_reproducers(results):
@@ -132,9 +138,44 @@ def test_report_command_fails_only_on_regressions(results, tmp_path):
     assert cli_main(["report", str(now), "--previous", str(before), "--out", str(out),
                      "--fail-on-regression"]) == 1
     assert (out / "summary.md").is_file() and (out / "report.html").is_file()
-    calm = write_results(tmp_path / "calm.jsonl", [i for i in current_items() if i["verdict"] == "PASS"])
+    calm = write_results(tmp_path / "calm.jsonl", [i for i in current_items() if i.verdict == "PASS"])
     assert cli_main(["report", str(calm), "--previous", str(calm), "--out", str(out),
                      "--fail-on-regression"]) == 0
+
+
+@pytest.mark.parametrize("change", ["case deleted", "case unloadable", "harness error", "worker crash"])
+def test_a_vanished_or_broken_case_fails_the_gate(tmp_path, change):
+    ok = [stage("import"), stage("compile"), stage("run"), stage("compare")]
+    before = [item("alpha", "cpu-O0", "PASS", ok), item("beta", "cpu-O0", "PASS", ok)]
+    now = [before[0]]
+    if change == "case unloadable":
+        now.append(ItemRecord(case="beta", item="(collect)", outcome="collect-error", verdict="ERROR",
+                              message="malformed case"))
+    elif change in ("harness error", "worker crash"):
+        outcome = "harness-error" if change == "harness error" else "worker-crash"
+        now.append(ItemRecord(case="beta", item="cpu-O0", outcome=outcome, verdict="ERROR",
+                              message="the pytest worker died during the compile stage"))
+    old = write_results(tmp_path / "old.jsonl", before)
+    new = write_results(tmp_path / "new.jsonl", now)
+    out = tmp_path / "out"
+    assert cli_main(["report", str(new), "--previous", str(old), "--out", str(out),
+                     "--fail-on-regression"]) == 1
+    summary = (out / "summary.md").read_text()
+    assert "## Gate: FAIL" in summary and "beta::" in summary
+    # Without --previous an error still fails the gate; a deleted case needs the previous run.
+    if change != "case deleted":
+        assert cli_main(["report", str(new), "--out", str(out), "--fail-on-regression"]) == 1
+
+
+def test_a_line_cut_short_is_skipped_with_a_warning(tmp_path, capsys):
+    path = write_results(tmp_path / "r.jsonl", current_items()[:2])
+    with open(path, "a") as f:
+        f.write('{"type": "item", "case": "alp')
+    warnings = []
+    _, items = read_results(path, warnings.append)
+    assert len(items) == 2 and "not JSON" in warnings[0]
+    assert cli_main(["report", str(path), "--out", str(tmp_path / "out")]) == 0
+    assert "cut short" in capsys.readouterr().err
 
 
 def _rgb(hex_colour):
@@ -155,7 +196,7 @@ def test_html_matrix_renders_in_headless_chromium(results, tmp_path):
     m = re.search(r'<pre id="render-check" hidden="">(.*?)</pre>', dom, re.S)
     assert m, f"no render check in the rendered page: {dom[:500]}"
     seen = json.loads(m.group(1).replace("&quot;", '"'))
-    assert seen["cells"] == len(model.items) == 12
-    want = {_rgb(COLOURS[s]): n for s, n in model.counts.items() if n}
+    assert seen["cells"] == len(model.items) - 1 == 12  # the collect error sits in the case column
+    want = {_rgb(CELL_STATES[s].colour): n for s, n in model.counts.items() if n and s != "error"}
     assert seen["colours"] == want
-    assert {cell_state(i) for i in model.items} == set(COLOURS)  # every state is drawn
+    assert {i.cell_state for i in model.items} == set(CELL_STATES)  # every state is drawn

@@ -1,4 +1,4 @@
-"""new-case scaffolding, the [history] window written by prove --scan, and reproducer
+"""new-case scaffolding and reproducer
 bundles run with the runtime alone. The bundle test uses the real installed IREE on
 a two-line program (about 5 s: one compile, one torch start)."""
 
@@ -10,9 +10,7 @@ import pytest
 
 from harness.case import load_case
 from harness.cli import main as cli_main
-from harness.prove import ReleaseRun
 from harness.scaffold import ScaffoldError, new_case
-from harness.window import window, write_history
 
 ADD_MLIR = """func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %0 = arith.addf %a, %b : tensor<4xf32>
@@ -74,54 +72,6 @@ def test_new_case_rejects_bad_arguments(workspace, kwargs, message):
     with pytest.raises(ScaffoldError, match=message):
         new_case(**args)
     assert not (workspace / "cases" / "ok-slug").exists()
-
-
-def _run(version, outcomes, bad_match=None):
-    """A release's results: item -> outcome, or (outcome, failure text)."""
-    case = SimpleNamespace(expectation_for=lambda *a: None, history=SimpleNamespace(bad_match=bad_match))
-    results = []
-    for name, o in outcomes.items():
-        outcome, text = o if isinstance(o, tuple) else (o, "")
-        results.append(SimpleNamespace(name=name, outcome=outcome, compile_only=False, target="cpu",
-                                       opt_level="O0", ir_check=None, case=case,
-                                       failure_text=lambda text=text: text))
-    return ReleaseRun(version, results)
-
-
-def test_window_ignores_unrelated_failures_with_the_same_outcome():
-    import re
-
-    bug = re.compile("failed to bufferize")
-    runs = [_run("3.2.0", {"cpu-O0": ("compile-fail", "error: unknown op")}, bug),
-            _run("3.4.0", {"cpu-O0": ("compile-fail", "error: failed to bufferize op")}, bug),
-            _run("3.6.0", {"cpu-O0": "pass"}, bug)]
-    win = window(runs, "compile-fail")
-    assert (win.last_bad, win.first_good) == ("3.4.0", "3.6.0")
-    assert window(runs[:1], "compile-fail").status == "unknown"  # the parse error is not the bug
-
-
-def test_window_from_a_scan_and_history_rewrite(workspace):
-    runs = [_run("3.3.0", {"cpu-O0": "pass"}), _run("3.4.0", {"cpu-O0": "compare-fail"}),
-            _run("3.5.0", {"cpu-O0": "compare-fail"}), _run("3.6.0", {"cpu-O0": "pass"})]
-    win = window(runs, "compare-fail")
-    assert (win.last_bad, win.first_good, win.status, win.bad_items) == ("3.5.0", "3.6.0", "fixed", ("cpu-O0",))
-    still = window(runs[:3], "compare-fail")
-    assert (still.last_bad, still.first_good, still.status) == ("3.5.0", None, "open")
-    assert window(runs, "compile-crash").status == "unknown"
-    # a release after the bug that fails another way is neither bad nor the fix
-    other = runs[:3] + [_run("3.5.1", {"cpu-O0": "compile-fail"}), runs[3]]
-    assert (window(other, "compare-fail").last_bad, window(other, "compare-fail").first_good) == ("3.5.0", "3.6.0")
-
-    d = new_case(workspace / "cases", "add-case", ["iree-org/iree#1"], from_mlir=workspace / "add.mlir",
-                 reference=workspace / "ref.py")
-    with open(d / "case.toml", "a") as f:
-        f.write('\n[[expect]]\ntargets = ["cpu"]\noutcome = "compile-fail"\nreason = "kept"\n')
-    case = load_case(d / "case.toml")
-    write_history(case, win, "compare-fail", ["3.3.0 .. 3.6.0"])
-    again = load_case(d / "case.toml")
-    assert (again.history.last_bad, again.history.first_good, again.history.status) == ("3.5.0", "3.6.0", "fixed")
-    assert again.history.bad_items == ("cpu-O0",)
-    assert [e.reason for e in again.expectations] == ["kept"]  # the rest of the file is untouched
 
 
 def test_repro_bundle_runs_with_the_runtime_alone(workspace, capsys):

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from .cache import cache_root, digest
-from .toolchain import Toolchain, ToolchainError, from_site_packages
+from ..cache import cache_root, digest
+from ..toolchain import Toolchain, ToolchainError, from_site_packages
 
 PACKAGES = ("iree-base-compiler", "iree-base-runtime")
 

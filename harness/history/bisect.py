@@ -22,7 +22,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-GOOD, BAD, SKIP = "good", "bad", "skip"
+
+from ..bug import BUG as BAD, GOOD, SKIP  # the states of the one bug definition
 
 
 @dataclass(frozen=True)
@@ -108,23 +109,6 @@ def with_retries(probe: Callable[[str], Probe], retries: int) -> Callable[[str],
         return Probe(version, first.state, first.outcome, time.monotonic() - start)
 
     return probe_again
-
-
-def classify(outcome: str, bad_outcomes: tuple[str, ...], compile_only: bool = False,
-             text: str = "", match=None) -> str:
-    """An item's outcome -> bisect state. Only the bug's own outcome is BAD, and where a
-    `match` regex is given, only when the failure's text matches it too.
-
-    A pass that never ran (no device here) says nothing about a bug that shows at run
-    time or in the numbers: SKIP, not GOOD.
-    """
-    if outcome == "pass":
-        if compile_only and any(b.split("-")[0] in ("run", "compare") for b in bad_outcomes):
-            return SKIP
-        return GOOD
-    if outcome in bad_outcomes and (match is None or match.search(text)):
-        return BAD
-    return SKIP
 
 
 def format_result(result: BisectResult, direction: str) -> list[str]:

@@ -1,8 +1,9 @@
-"""Results as JSON lines, written as each item finishes.
+"""Results as JSON lines, written as each item finishes, and read back.
 
-One line per item, appended with a single write, so a killed run loses nothing it
-finished and concurrent xdist workers never interleave lines. JUnit XML comes from
-pytest itself (the plugin points it at reports/junit.xml).
+One line per item (an ItemRecord), appended with a single write, so a killed run loses
+nothing it finished and concurrent xdist workers never interleave lines. The first line
+is the run's header (environment, run id); every item line carries the run id. JUnit
+XML comes from pytest itself (the plugin points it at reports/junit.xml).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from . import targets
+from .record import ItemRecord
 from .toolchain import Toolchain
 
 RESULTS_NAME = "results.jsonl"
@@ -52,8 +54,8 @@ class ResultsWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(json.dumps({"type": "run", **header}, default=str) + "\n")
 
-    def append(self, record: dict):
-        line = (json.dumps({"type": "item", **record}, default=str) + "\n").encode()
+    def append(self, record: ItemRecord):
+        line = (json.dumps(record.as_dict(), default=str) + "\n").encode()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -62,14 +64,22 @@ class ResultsWriter:
             os.close(fd)
 
 
-def read_results(path: Path) -> tuple[dict, list[dict]]:
+def read_results(path: Path, warn=None) -> tuple[dict, list[ItemRecord]]:
+    """The header and the items. A line cut short (a run killed mid-write) is skipped
+    and reported through `warn`, never a crash."""
     header, items = {}, []
-    for line in Path(path).read_text().splitlines():
+    lines = Path(path).read_text(errors="replace").splitlines()
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        record = json.loads(line)
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            if warn:
+                warn(f"{path}:{number}: skipped a line that is not JSON (cut short?)")
+            continue
         if record.get("type") == "run":
             header = record
         else:
-            items.append(record)
+            items.append(ItemRecord.from_dict(record))
     return header, items

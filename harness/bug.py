@@ -1,0 +1,89 @@
+"""What "the bug" of a case is, and whether a result on some release shows it.
+
+The one definition: `prove`, `prove --scan`, `bisect`, `git-bisect-run` and the lint
+of expectations ask `Bug.state`, and nothing else decides. The bug is the case's
+[history]: its outcome(s), its own message (`bad_match`) and the items it shows on;
+a command line may override outcome and message (`--bad-outcome`, `--bad-match`).
+
+    state of a result            when
+    ---------------------------  ------------------------------------------------------
+    BUG                          outcome is one of the bug's, and its failing text
+                                 matches the bug's message (when the bug has one)
+    GOOD                         the item passed, and it ran far enough to show the bug
+    SKIP(why)                    anything else: an unrelated failure (an older release's
+                                 parse error), or a pass that never ran (no device here)
+                                 for a bug that shows at run time: it proves nothing
+
+Expectations ([[expect]]) are not consulted: they say what the nightly should expect on
+a release, the bug says what counts as *this* bug; lint checks that they agree.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .case import Case
+from .outcomes import PASS_OUTCOME, parse_stage_outcome, shows_at_run_time
+
+BUG, GOOD, SKIP = "bad", "good", "skip"
+
+
+class BugUndefined(ValueError):
+    """The case records no bug outcome and none was given."""
+
+
+@dataclass(frozen=True)
+class State:
+    kind: str  # bad | good | skip
+    why: str = ""
+
+    def __str__(self) -> str:
+        return self.kind + (f" ({self.why})" if self.why else "")
+
+
+@dataclass(frozen=True)
+class Bug:
+    outcomes: tuple[str, ...]
+    match: re.Pattern | None
+    items: tuple[str, ...]  # item names it shows on; () = any item
+
+    @classmethod
+    def of(cls, case: Case, outcomes: tuple[str, ...] | None = None,
+           match: re.Pattern | str | None = None) -> "Bug":
+        """The case's bug, with command-line overrides."""
+        outcomes = tuple(outcomes) if outcomes else case.history.bad_outcomes
+        if not outcomes:
+            raise BugUndefined(f"{case.slug} records no bug outcome ([history].bad_outcome); "
+                               "give one (e.g. --bad-outcome compile-fail)")
+        for o in outcomes:
+            parse_stage_outcome(o)  # ValueError names a misspelt outcome
+        if isinstance(match, str):
+            match = re.compile(match)
+        return cls(outcomes, match if match is not None else case.history.bad_match,
+                   case.history.bad_items)
+
+    @property
+    def description(self) -> str:
+        text = " or ".join(self.outcomes)
+        return text + (f" matching /{self.match.pattern}/" if self.match else "")
+
+    def needs_device(self) -> bool:
+        """Whether the bug shows only where the item runs (wrong numbers, run failures)."""
+        return any(shows_at_run_time(o) for o in self.outcomes)
+
+    def state(self, result) -> State:
+        """result: an ItemResult (outcome, compile_only, failure_text())."""
+        outcome = result.outcome
+        if outcome == PASS_OUTCOME:
+            if result.compile_only and self.needs_device():
+                return State(SKIP, "compile-only here: the bug shows at run time")
+            return State(GOOD)
+        if outcome in self.outcomes:
+            if self.match is None or self.match.search(result.failure_text()):
+                return State(BUG)
+            return State(SKIP, f"{outcome}, but not the bug's message /{self.match.pattern}/")
+        return State(SKIP, f"unrelated outcome {outcome}")
+
+    def shows(self, result) -> bool:
+        return self.state(result).kind == BUG

@@ -1,0 +1,164 @@
+"""Prove a case: its bug shows where its windows say, and nowhere next to them.
+
+A case proves nothing until it has been seen failing on a release with the bug. For
+each [[history.window]] the case's bug items run (releases installed and cached) on:
+
+    last_good   (onset)  the bug must NOT show (the release before the bug came)
+    first_bad   (onset)  the bug must show
+    last_bad    (end)    the bug must show
+    first_good  (end)    the items must pass; for an open window, the newest release
+                         must still show the bug
+
+"Shows" is harness/bug.py's judgement (outcome and the bug's own message), never an
+outcome alone. Items whose bug only shows where this machine cannot run (HIP/CUDA
+numerics) leave the check undecided ("needs hardware"), never proven.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..bug import BUG, GOOD, Bug
+from ..case import Case
+from ..item import ItemId, run_item, settings_with
+from ..outcomes import PASS_OUTCOME, SKIP_OUTCOME
+from ..runner import ItemResult
+from ..stages import Settings
+from .releases import ReleaseSource, ReleaseUnavailable, ensure
+
+
+@dataclass
+class ReleaseRun:
+    version: str
+    results: list[ItemResult] = field(default_factory=list)
+    error: str = ""
+    seconds: float = 0.0
+
+    def outcomes(self) -> dict[str, str]:
+        return {r.name: r.outcome for r in self.results}
+
+    def summary(self) -> str:
+        return self.error or ", ".join(f"{k}={v}" for k, v in self.outcomes().items())
+
+
+@dataclass(frozen=True)
+class Check:
+    version: str
+    role: str  # last_good | first_bad | last_bad | first_good | newest | guard
+    want: str  # "bug" | "no bug" | "pass"
+    ok: bool | None  # None: undecided (no device for a run-time bug, release unavailable)
+    detail: str
+
+    def line(self) -> str:
+        mark = {True: "ok ", False: "NO ", None: "?  "}[self.ok]
+        return f"{mark} {self.role:<10} {self.version:<10} wants {self.want:<6}: {self.detail}"
+
+
+@dataclass
+class Proof:
+    case: Case
+    checks: list[Check] = field(default_factory=list)
+    runs: dict[str, ReleaseRun] = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def status(self) -> str:
+        if self.note:
+            return "NOT PROVEN"
+        if self.case.history.status == "guard":
+            return "GUARD" if all(c.ok for c in self.checks) else "GUARD FAILING"
+        if any(c.ok is False for c in self.checks):
+            return "NOT PROVEN"
+        if any(c.ok is None for c in self.checks):
+            return "NEEDS HARDWARE"
+        return "PROVEN"
+
+    @property
+    def failed(self) -> bool:
+        return self.status not in ("PROVEN", "GUARD")
+
+    def as_dict(self) -> dict:
+        return {"case": self.case.slug, "status": self.status, "note": self.note,
+                "checks": [c.__dict__ for c in self.checks],
+                "runs": {v: {"error": r.error, "outcomes": r.outcomes(), "seconds": round(r.seconds, 1)}
+                         for v, r in self.runs.items()}}
+
+
+def items_to_prove(case: Case) -> list[ItemId]:
+    """The items named in [history].bad_items, else every item of the case."""
+    names = {i.name: i for i in ItemId.of(case)}
+    return [names[n] for n in case.history.bad_items if n in names] or list(names.values())
+
+
+def run_release(case: Case, version: str, items: list[ItemId], settings: Settings,
+                source: ReleaseSource, log) -> ReleaseRun:
+    run = ReleaseRun(version)
+    start = time.monotonic()
+    try:
+        toolchain = ensure(version, source, log=log)
+    except ReleaseUnavailable as e:
+        run.error = str(e)
+        return run
+    on_release = settings_with(toolchain, settings)
+    run.results = [run_item(case, item, on_release) for item in items]
+    run.seconds = time.monotonic() - start
+    return run
+
+
+def judge(run: ReleaseRun, role: str, bug: Bug) -> Check:
+    """One release checked against what its role in a window wants."""
+    if run.error:
+        return Check(run.version, role, _WANT[role], None, run.error)
+    states = {r.name: bug.state(r) for r in run.results}
+    showing = [n for n, s in states.items() if s.kind == BUG]
+    undecided = [n for n, s in states.items() if s.kind not in (BUG, GOOD)]
+    outcomes = run.summary()
+    if role in ("first_bad", "last_bad", "newest"):
+        if showing:
+            return Check(run.version, role, "bug", True, f"{bug.description} on {', '.join(showing)}")
+        needs = [r.name for r in run.results if r.compile_only and bug.needs_device()]
+        return Check(run.version, role, "bug", None if needs else False,
+                     (f"compile-only here ({', '.join(needs)}): " if needs else "not shown: ") + outcomes)
+    if role == "last_good":
+        return (Check(run.version, role, "no bug", False, f"the bug shows on {', '.join(showing)}")
+                if showing else Check(run.version, role, "no bug", True, outcomes))
+    # first_good: every item passes (ran where it can; compile-only passes are undecided)
+    if showing or any(r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME) for r in run.results):
+        return Check(run.version, role, "pass", False, outcomes)
+    return Check(run.version, role, "pass", None if undecided else True, outcomes)
+
+
+_WANT = {"last_good": "no bug", "first_bad": "bug", "last_bad": "bug", "newest": "bug",
+         "first_good": "pass", "guard": "pass"}
+
+
+def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSource = ReleaseSource(),
+               log=print) -> Proof:
+    h = case.history
+    items = items_to_prove(case)
+    proof = Proof(case)
+
+    def on(version: str) -> ReleaseRun:
+        if version not in proof.runs:
+            proof.runs[version] = run_release(case, version, items, settings, source, log)
+        return proof.runs[version]
+
+    if h.status == "guard":
+        # Nothing to reproduce: it must still pass where the fixes are.
+        run = on(newest)
+        failing = [r for r in run.results if r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME)]
+        proof.checks.append(Check(newest, "guard", "pass", not failing and not run.error,
+                                  run.summary()))
+        return proof
+    if not h.windows:
+        proof.note = "no [[history.window]]: nothing to prove against (run prove --scan --write)"
+        return proof
+    bug = Bug.of(case)
+    for w in h.windows:
+        roles = [("last_good", w.last_good), ("first_bad", w.first_bad), ("last_bad", w.last_bad),
+                 ("first_good", w.first_good) if w.first_good else ("newest", newest)]
+        for role, version in roles:
+            if version:
+                proof.checks.append(judge(on(version), role, bug))
+    return proof

@@ -1,0 +1,128 @@
+"""`iree-regress lint [SLUG...]`: expectations and history precise enough to trust.
+
+A broad expectation hides new failures: an [[expect]] without a `match` turns any
+failure with the same outcome into a green XFAIL, and a `match` that other cases'
+failures also match ("failed to run translation") is no better. Each problem names
+the file and the field:
+
+  expect[i].match        missing, or it also matches another case's failure in the
+                         latest results (a generic message)
+  expect[i].compiler     missing: an expectation is scoped to the releases measured
+  expect[i].targets      missing (a matrix expectation names its targets or ir checks)
+  expect[i]              contradicts a [history] window (expects the bug where the
+                         window says it does not show, or another outcome where it does)
+  history.bad_match      missing: the bug's own message is what prove/bisect look for
+  history.window[j]      no [[expect]] covers the bug on a release the window says is bad
+  compare.atol / rtol    above LOOSE_TOLERANCE without compare.tolerance_reason
+  (load errors)          anything case.py rejects: paths leaving the case, negative or
+                         NaN tolerances, malformed fields
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.version import Version
+
+from .bug import Bug
+from .case import LOOSE_TOLERANCE, Case, CaseError, Expectation, load_case
+from .item import ItemId
+from .record import ItemRecord
+
+
+@dataclass(frozen=True)
+class Problem:
+    manifest: Path
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.manifest}: field '{self.field}': {self.message}"
+
+
+def lint_case(manifest: Path, failures: list[ItemRecord]) -> list[Problem]:
+    """failures: failing items of the latest results (any case); used to find generic matches."""
+    try:
+        case = load_case(manifest)
+    except CaseError as e:
+        return [Problem(Path(manifest), "(load)", str(e))]
+    problems = []
+    where = case.manifest
+
+    def problem(field: str, message: str):
+        problems.append(Problem(where, field, message))
+
+    for i, e in enumerate(case.expectations):
+        f = f"expect[{i}]"
+        if e.match is None:
+            problem(f"{f}.match", f"missing: an expectation of {e.outcome} without the bug's message "
+                                  "turns any failure with that outcome into a known bug")
+        else:
+            other = next((r for r in failures if r.case != case.slug
+                          and e.match.search(r.failure_text())), None)
+            if other is not None:
+                problem(f"{f}.match", f"/{e.match.pattern}/ is generic: it also matches "
+                                      f"{other.key} ({other.outcome}) in the latest results")
+        if not str(e.compiler):
+            problem(f"{f}.compiler", "missing: scope the expectation to the releases measured")
+        if e.targets is None and e.ir_checks is None and case.kind != "ir":
+            problem(f"{f}.targets", "missing: name the targets (or ir checks) measured")
+
+    for key, value in (("atol", case.atol), ("rtol", case.rtol)):
+        if value > LOOSE_TOLERANCE and not case.tolerance_reason:
+            problem(f"compare.{key}", f"{value:g} is above {LOOSE_TOLERANCE:g}: a loose tolerance "
+                                      "hides wrong numbers; say why in compare.tolerance_reason")
+    problems += [Problem(where, f, m) for f, m in _history_problems(case)]
+    return problems
+
+
+def _history_problems(case: Case) -> list[tuple[str, str]]:
+    h = case.history
+    if not h.windows:
+        return []
+    found = []
+    if h.bad_match is None:
+        found.append(("history.bad_match", "missing: record the bug's own message (prove --scan "
+                                           "--write measures it)"))
+    bug = Bug.of(case)
+    names = {i.name for i in ItemId.of(case)}
+    items = [ItemId.parse(n) for n in h.bad_items if n in names] or ItemId.of(case)
+
+    def expectation(item: ItemId, release: str) -> Expectation | None:
+        return case.expectation_for(item.target, item.opt_level, item.ir_check, Version(release))
+
+    def describes_bug(e: Expectation) -> bool:
+        same = bug.match is None or e.match is None or e.match.pattern == bug.match.pattern
+        return e.outcome in bug.outcomes and same
+
+    for j, w in enumerate(h.windows):
+        for release in dict.fromkeys((w.first_bad, w.last_bad)):
+            expected = [(i, expectation(i, release)) for i in items]
+            for item, e in expected:
+                if e is not None and e.outcome not in bug.outcomes:
+                    found.append((f"expect[{case.expectations.index(e)}]",
+                                  f"expects {e.outcome} on {item} at {release}, but history.window[{j}] "
+                                  f"says the bug ({bug.description}) shows there"))
+            if not any(e is not None and describes_bug(e) for _, e in expected):
+                found.append((f"history.window[{j}]", f"says the bug shows on {release}, but no "
+                                                      f"[[expect]] expects {bug.description} there"))
+        for release in (w.last_good, w.first_good):
+            if release is None:
+                continue
+            for item in items:
+                e = expectation(item, release)
+                if e is not None and describes_bug(e):
+                    found.append((f"expect[{case.expectations.index(e)}]",
+                                  f"expects the bug on {item} at {release}, where history.window[{j}] "
+                                  "says it does not show"))
+                    break
+    return found
+
+
+def latest_failures(results: Path | None) -> list[ItemRecord]:
+    from .results import read_results
+
+    if results is None or not Path(results).is_file():
+        return []
+    return [r for r in read_results(results)[1] if r.failure_text().strip()]

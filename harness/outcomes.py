@@ -1,0 +1,109 @@
+"""The words results are told in, in one place (as lit's ResultCode registry).
+
+Three vocabularies, from the inside out:
+
+  stage status   ok | fail | crash | timeout | oom | garbage | skip   (one stage's end)
+  item outcome   pass | skip | <stage>-<status> | collect-error | harness-error | worker-crash
+  verdict        PASS | FAIL | XFAIL | XPASS | SKIP | ERROR           (outcome vs expectation)
+
+and the cell states the reports colour. Every reporter, the bug definition and the
+case loader import these names; none spells them by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# ------------------------------------------------------------------ stage statuses
+STAGES = ("import", "compile", "run", "reference", "compare", "ir")
+OK, SKIPPED = "ok", "skip"
+FAILING_STATUSES = ("fail", "crash", "timeout", "oom", "garbage")
+
+# ------------------------------------------------------------------- item outcomes
+PASS_OUTCOME, SKIP_OUTCOME = "pass", "skip"
+# The harness, not a tool, is why these items have no stage outcome. None of them may
+# end green: a run with any of them fails the gate.
+COLLECT_ERROR = "collect-error"  # the case could not be loaded (malformed case.toml)
+HARNESS_ERROR = "harness-error"  # the harness raised while running the item
+WORKER_CRASH = "worker-crash"    # the pytest-xdist worker running the item died
+HARNESS_OUTCOMES = (COLLECT_ERROR, HARNESS_ERROR, WORKER_CRASH)
+# Stages whose failure only shows where the item runs: a compile-only pass says nothing.
+RUNTIME_STAGES = ("run", "compare")
+
+
+def stage_outcome(stage: str, status: str) -> str:
+    return f"{stage}-{status}"
+
+
+def parse_stage_outcome(text: str) -> tuple[str, str]:
+    """'compile-fail' -> ('compile', 'fail'); ValueError for anything else."""
+    stage, _, status = text.partition("-")
+    if stage not in STAGES or status not in FAILING_STATUSES:
+        raise ValueError(f"unknown outcome {text!r}: expected <stage>-<status>, stage in "
+                         f"{'/'.join(STAGES)}, status in {'/'.join(FAILING_STATUSES)}")
+    return stage, status
+
+
+def shows_at_run_time(outcome: str) -> bool:
+    return outcome.partition("-")[0] in RUNTIME_STAGES
+
+
+# ------------------------------------------------------------------------ verdicts
+@dataclass(frozen=True)
+class VerdictCode:
+    name: str
+    meaning: str
+    is_failure: bool  # fails the run's gate
+
+
+VERDICTS = {v.name: v for v in (
+    VerdictCode("PASS", "passed (or compile-only: no device to run it)", False),
+    VerdictCode("XFAIL", "a known bug, failing exactly as recorded", False),
+    VerdictCode("SKIP", "not applicable here (e.g. an IR check for other releases)", False),
+    VerdictCode("FAIL", "failed, or failed differently from the known bug", True),
+    VerdictCode("XPASS", "a known bug no longer shows: update the case", True),
+    VerdictCode("ERROR", "no verdict: the case did not load, the harness or its worker broke", True),
+)}
+PASS, XFAIL, SKIP, FAIL, XPASS, ERROR = VERDICTS
+
+
+def is_failure(verdict: str) -> bool:
+    code = VERDICTS.get(verdict)
+    return code is None or code.is_failure  # an unknown word is never green
+
+
+# --------------------------------------------------------------------- cell states
+@dataclass(frozen=True)
+class CellState:
+    name: str
+    meaning: str
+    colour: str  # background in the HTML report
+    dark_text: bool = False  # light backgrounds need dark text
+
+
+CELL_STATES = {s.name: s for s in (
+    CellState("pass", "passed (compiled, ran, matched PyTorch)", "#2e9d4f"),
+    CellState("compile-only", "passed compile-only (no device here to run it)", "#8fd19e", True),
+    CellState("xfail", "known bug, still failing as recorded", "#8aa4c8"),
+    CellState("xpass", "unexpected pass: a known bug no longer shows (update the case)", "#f2c21b", True),
+    CellState("fail", "failed: diagnostic or wrong numbers", "#d9363e"),
+    CellState("crash", "crashed (signal or assertion)", "#7b1fa2"),
+    CellState("timeout", "timed out", "#ef7d22"),
+    CellState("oom", "killed for memory", "#a0522d"),
+    CellState("garbage", "unreadable output", "#5d4037"),
+    CellState("error", "no result: case did not load, harness error or worker crash", "#000000"),
+    CellState("skip", "skipped", "#d0d0d0", True),
+)}
+
+# Failure groups, most telling first. Keys are outcomes or a status alone.
+SEVERITY = ("compare-fail", "crash", "run-garbage", "compile-garbage", "compile-fail",
+            "ir-fail", "run-fail", "oom", "timeout", "import-fail", "reference-fail",
+            *HARNESS_OUTCOMES)
+
+
+def severity(outcome: str) -> int:
+    status = outcome.partition("-")[2]
+    for i, key in enumerate(SEVERITY):
+        if key == outcome or key == status:
+            return i
+    return len(SEVERITY)

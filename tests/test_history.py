@@ -1,0 +1,196 @@
+"""The one bug definition (harness/bug.py) and everything that asks it: windows read
+from a scan, written back to the case, prove, bisect and git-bisect-run, on fake
+releases whose older versions fail in an unrelated way."""
+
+import re
+import stat
+import sys
+import textwrap
+from types import SimpleNamespace
+
+import pytest
+
+from harness.bug import BUG, GOOD, SKIP, Bug
+from harness.case import load_case
+from harness.cli import main as cli_main
+from harness.history.prove import ReleaseRun
+from harness.history.window import derive_match, windows
+from harness.lint import lint_case
+from harness.toolchain import from_tools_dir
+
+
+def result(outcome, text="", compile_only=False, name="cpu-O0"):
+    stage = SimpleNamespace(detail=text)
+    return SimpleNamespace(name=name, outcome=outcome, compile_only=compile_only,
+                           failing_stage=stage, failure_text=lambda: text)
+
+
+# ---------------------------------------------------------------------- the bug itself
+
+def test_only_the_bug_is_the_bug():
+    crash = Bug(("compile-crash",), None, ())
+    assert crash.state(result("pass")).kind == GOOD
+    assert crash.state(result("compile-crash")).kind == BUG
+    # an unrelated compile error in an old release must not be taken for the crash
+    assert crash.state(result("compile-fail")).kind == SKIP
+    assert "unrelated" in crash.state(result("import-fail")).why
+    # a pass that never ran cannot clear a wrong-numbers bug, but can clear a compile bug
+    numbers = Bug(("compare-fail",), None, ())
+    assert numbers.state(result("pass", compile_only=True)).kind == SKIP
+    assert numbers.needs_device() and not crash.needs_device()
+    assert crash.state(result("pass", compile_only=True)).kind == GOOD
+    # with the bug's message: the same outcome for another reason is a skip
+    bufferize = Bug(("compile-fail",), re.compile("failed to bufferize"), ())
+    assert bufferize.state(result("compile-fail", "error: failed to bufferize op")).kind == BUG
+    assert bufferize.state(result("compile-fail", "error: unknown op")).kind == SKIP
+
+
+def run(version, **items):
+    """A release's results: item -> outcome, or (outcome, failure text)."""
+    return ReleaseRun(version, [result(*(o if isinstance(o, tuple) else (o,)), name=n)
+                                for n, o in {k.replace("_", "-"): v for k, v in items.items()}.items()])
+
+
+BUFFERIZE = Bug(("compile-fail",), re.compile("failed to bufferize"), ())
+BAD = ("compile-fail", "error: failed to bufferize op")
+OTHER = ("compile-fail", "error: unknown op 'foo'")
+
+
+def test_windows_have_an_onset_and_an_end_and_ignore_unrelated_failures():
+    runs = [run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=OTHER), run("3.2.0", cpu_O0=OTHER),
+            run("3.3.0", cpu_O0=BAD), run("3.4.0", cpu_O0=BAD), run("3.5.0", cpu_O0=OTHER),
+            run("3.6.0", cpu_O0="pass")]
+    m = windows(runs, BUFFERIZE)
+    (w,) = m.windows
+    # onset: the newest release before the bug without it (it fails otherwise, which is
+    # not the bug); end: the first release after it that passes (3.5.0 fails otherwise).
+    assert (w.last_good, w.first_bad, w.last_bad, w.first_good) == ("3.2.0", "3.3.0", "3.4.0", "3.6.0")
+    assert m.status == "fixed" and m.items == ("cpu-O0",)
+    assert windows(runs[:2], BUFFERIZE).status == "unknown"  # the parse error is not the bug
+
+
+def test_a_bug_that_comes_back_has_two_windows_and_the_newest_may_be_open():
+    runs = [run("3.0.0", cpu_O0=BAD), run("3.1.0", cpu_O0="pass"), run("3.2.0", cpu_O0="pass"),
+            run("3.3.0", cpu_O0=BAD), run("3.4.0", cpu_O0=BAD)]
+    m = windows(runs, BUFFERIZE)
+    assert [(w.last_good, w.first_bad, w.last_bad, w.first_good) for w in m.windows] == [
+        (None, "3.0.0", "3.0.0", "3.1.0"), ("3.2.0", "3.3.0", "3.4.0", None)]
+    assert m.status == "open"
+
+
+def test_the_measured_message_is_specific():
+    numbers = [result("compare-fail", "vs golden: output 1: 12/64 elements differ (atol=1e-05)"),
+               result("compare-fail", "vs golden: output 1: 16/64 elements differ (atol=1e-05)")]
+    pattern = derive_match(numbers)
+    assert pattern == "output 1: (12|16)/64 elements differ"
+    assert not re.search(pattern, "output 1: 64/64 elements differ")  # a perturbed golden
+    errors = [result("compile-fail", "exit code 1: /x/m.mlir:3:5: error: failed to bufferize op %3")]
+    assert derive_match(errors) == re.escape("failed to bufferize op")
+
+
+# ------------------------------------------- prove, scan, bisect, git-bisect-run agree
+
+FAKE_TOOL = """\
+#!{python}
+import os, signal, sys
+here = os.path.dirname(os.path.abspath(__file__))
+version, mode = open(os.path.join(here, "behaviour")).read().split()
+if "--version" in sys.argv:
+    print(f"IREE compiler version {{version}} @ 0123abcd"); sys.exit(0)
+if mode == "bug":
+    print("m.mlir:1:1: error: failed to bufferize op 'foo'", file=sys.stderr); sys.exit(1)
+if mode == "other":
+    print("m.mlir:1:1: error: unknown op 'old.spelling'", file=sys.stderr); sys.exit(1)
+out = sys.argv[sys.argv.index("-o") + 1]
+open(out, "wb").write(b"PK\\x03\\x04" + b"\\0" * 64)
+"""
+
+# 3.1.0 and 3.2.0 fail in an unrelated way (same outcome, another message).
+RELEASES = {"3.0.0": "ok", "3.1.0": "other", "3.2.0": "other", "3.3.0": "bug", "3.4.0": "bug",
+            "3.5.0": "ok"}
+
+
+@pytest.fixture
+def releases(tmp_path, monkeypatch):
+    builds = tmp_path / "builds"
+    for version, mode in RELEASES.items():
+        d = builds / version
+        d.mkdir(parents=True)
+        (d / "behaviour").write_text(f"{version} {mode}\n")
+        for name in ("iree-compile", "iree-opt", "iree-run-module"):
+            p = d / name
+            p.write_text(FAKE_TOOL.format(python=sys.executable))
+            p.chmod(p.stat().st_mode | stat.S_IEXEC)
+    case = tmp_path / "cases" / "fake-case"
+    case.mkdir(parents=True)
+    (case / "model.mlir").write_text("func.func @main() { return }\n")
+    (case / "case.toml").write_text(textwrap.dedent("""
+        title = "fake"
+        kind = "compile"
+        issues = ["iree-org/iree#1"]
+        [source]
+        mlir = "model.mlir"
+        [matrix]
+        targets = ["cpu"]
+        opt_levels = ["O0"]
+        [[expect]]
+        targets = ["cpu"]
+        compiler = "<3.3"
+        outcome = "compile-fail"
+        match = "unknown op 'old.spelling'"
+        reason = "older releases spell the op otherwise"
+        [history]
+        bad_outcome = "compile-fail"
+        bad_match = "failed to bufferize"
+        [[history.window]]
+        first_bad = "3.4.0"
+        last_bad = "3.4.0"
+    """))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
+    from harness.history import prove, releases as rel
+
+    monkeypatch.setattr(rel, "available", lambda source=None: list(RELEASES))
+    monkeypatch.setattr(prove, "ensure", lambda v, source=None, log=None: from_tools_dir(builds / v))
+    return SimpleNamespace(builds=builds, manifest=case / "case.toml")
+
+
+def test_scan_prove_bisect_and_git_bisect_run_agree(releases, capsys):
+    # --scan measures the window and writes it, with the bug's [[expect]], into the case.
+    assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0
+    case = load_case(releases.manifest)
+    (w,) = case.history.windows
+    assert (w.last_good, w.first_bad, w.last_bad, w.first_good) == ("3.2.0", "3.3.0", "3.4.0", "3.5.0")
+    assert case.history.bad_match.pattern == "failed to bufferize"
+    written = [e for e in case.expectations if e.outcome == "compile-fail" and "bufferize" in e.match.pattern]
+    assert [str(e.compiler) for e in written] == ["<=3.4.0,>=3.3.0"]
+    assert any("old.spelling" in e.match.pattern for e in case.expectations)  # the other bug is kept
+    assert lint_case(releases.manifest, []) == []
+
+    # prove checks the onset (3.2.0 fails, but not with the bug) and the end.
+    capsys.readouterr()
+    assert cli_main(["prove", "fake-case"]) == 0
+    out = capsys.readouterr().out
+    assert "fake-case: PROVEN 3.2.0 < [3.3.0 .. 3.4.0] < 3.5.0" in out
+    assert "last_good  3.2.0" in out
+
+    # bisect over the same builds: the unrelated failures are skips, never the bug.
+    assert cli_main(["bisect", "fake-case::cpu-O0", "--good", "3.0.0", "--bad", "3.4.0",
+                     "--tools-dir", str(releases.builds)]) == 0
+    out = capsys.readouterr().out
+    assert "broken somewhere after 3.0.0 up to 3.3.0; undecided (skipped): 3.1.0, 3.2.0" in out
+    assert cli_main(["bisect", "fake-case::cpu-O0", "--good", "3.5.0", "--bad", "3.3.0",
+                     "--tools-dir", str(releases.builds)]) == 0
+    assert "answer: first fixed release: 3.5.0" in capsys.readouterr().out
+
+    # git bisect run: 0 good, 1 the bug, 125 an unrelated failure.
+    codes = {v: cli_main(["git-bisect-run", "fake-case::cpu-O0", "--tools-dir", str(releases.builds / v)])
+             for v in RELEASES}
+    assert codes == {"3.0.0": 0, "3.1.0": 125, "3.2.0": 125, "3.3.0": 1, "3.4.0": 1, "3.5.0": 0}
+
+
+def test_prove_fails_when_the_onset_release_shows_the_bug(releases, capsys):
+    text = releases.manifest.read_text().replace('first_bad = "3.4.0"', 'last_good = "3.3.0"\nfirst_bad = "3.4.0"')
+    releases.manifest.write_text(text)
+    assert cli_main(["prove", "fake-case"]) == 1
+    assert "NOT PROVEN" in capsys.readouterr().out
