@@ -5,6 +5,7 @@ iree-run-module as far as the harness can tell, and misbehave on request:
 
 * iree-compile acts on a line `// FAKE: <mode>` in its input file:
   ok (default) | segfault | abort | assert-exit | hang | oom | garbage | error
+  | kill-worker (SIGKILLs the process that ran it: a pytest worker dying mid-item)
   An ok module is b"PK\\x03\\x04" + the input text, so a `// FAKE-RUN: <mode>` line in
   the input travels into the module for the fake iree-run-module to act on.
   With $FAKE_IREE_COMPILE_LOG set, every real compile (not --version) appends a line.
@@ -62,6 +63,9 @@ elif mode == "assert-exit":
                      "PLEASE submit a bug report to https://github.com/iree-org/iree/issues\n")
     sys.exit(1)
 elif mode == "hang":
+    time.sleep(3600)
+elif mode == "kill-worker":
+    os.kill(os.getppid(), signal.SIGKILL)
     time.sleep(3600)
 elif mode == "oom":
     hog = []

@@ -1,0 +1,188 @@
+"""No silent green: planted faults that must turn a run red (fake tools, crafted cases).
+
+Each test plants one way a green run could lie and checks that the run, the results
+and the gate say so: a golden perturbed past the tolerance, a known bug's message
+changed, a case deleted or unloadable, a worker killed mid-item, --runxfail on a known
+bug, an IR check of another target under --target, and a lint that rejects loose
+expectations, naming file and field.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from harness.cli import main as cli_main
+from harness.lint import lint_case
+from helpers import (IDENTITY_INPUT, compile_case, numeric_case, plugin_args, results_by_item,
+                     run_pytest_subprocess, write_case, to_toml)
+
+ONE_WRONG = IDENTITY_INPUT.copy()
+ONE_WRONG[0, 0] += 1  # the "bug": one element of six differs from the golden
+
+KNOWN_WRONG_NUMBERS = {"targets": ["cpu"], "compiler": ">=3.0", "outcome": "compare-fail",
+                       "match": "output 0: 1/6 elements differ", "reason": "a bug: one wrong element"}
+
+
+def run(pytester, fake_tools, *args):
+    reports = pytester.path / "reports"
+    result = pytester.runpytest(*plugin_args(fake_tools, pytester.path / "cache", reports), *args)
+    return result, reports
+
+
+def known_wrong_numbers_case(root, slug="bug-case"):
+    d = numeric_case(root, slug, expect=[KNOWN_WRONG_NUMBERS])
+    np.save(d / "expected" / "output0.npy", ONE_WRONG)  # the identity run gets one element wrong
+    return d
+
+
+def test_a_known_wrong_numbers_bug_xfails_and_a_perturbed_golden_fails(pytester, fake_tools):
+    d = known_wrong_numbers_case(pytester.path / "cases")
+    result, reports = run(pytester, fake_tools, "cases")
+    result.assert_outcomes(xfailed=1)
+    # Plant: the golden moved by +100 (as a new miscompile would): all six differ now.
+    np.save(d / "expected" / "output0.npy", ONE_WRONG + 100)
+    result, reports = run(pytester, fake_tools, "cases")
+    result.assert_outcomes(failed=1)
+    _, items = results_by_item(reports)
+    assert items["bug-case::cpu-O0"]["verdict"] == "FAIL"
+    assert "6/6 elements differ" in items["bug-case::cpu-O0"]["message"]
+
+
+def test_a_known_bug_failing_with_another_message_fails(pytester, fake_tools):
+    compile_case(pytester.path / "cases", "crashy", "error", expect=[
+        {"targets": ["cpu"], "compiler": ">=3.0", "outcome": "compile-fail",
+         "match": "failed to bufferize", "reason": "the known bug"}])
+    result, reports = run(pytester, fake_tools, "cases")
+    result.assert_outcomes(failed=1)
+    assert "but the case expects compile-fail matching /failed to bufferize/" in result.stdout.str()
+
+
+def test_runxfail_reports_a_known_bug_as_failed_never_passed(pytester, fake_tools):
+    known_wrong_numbers_case(pytester.path / "cases")
+    result, _ = run(pytester, fake_tools, "cases", "--runxfail")
+    result.assert_outcomes(failed=1)
+    assert "known bug (--runxfail)" in result.stdout.str()
+
+
+def test_target_option_filters_ir_checks_by_the_target_they_compile_for(pytester, fake_tools):
+    d = compile_case(pytester.path / "cases", "irs", ir=[
+        {"name": "on-vulkan", "tool": "iree-compile", "checks": "checks.mlir",
+         "args": ["--iree-hal-target-device=vulkan", "--compile-to=executable-targets"]},
+        {"name": "on-cpu", "tool": "iree-compile", "checks": "checks.mlir",
+         "args": ["--iree-hal-local-target-device-backends=llvm-cpu", "--compile-to=flow"]},
+        {"name": "any-target", "checks": "checks.mlir", "args": ["--canonicalize"]}])
+    (d / "checks.mlir").write_text("// CHECK: produced-by\n")
+    result, _ = run(pytester, fake_tools, "cases", "--target", "cpu", "--collect-only", "-q")
+    out = result.stdout.str()
+    assert "irs/case.toml::cpu-O0" in out and "::ir-on-cpu" in out and "::ir-any-target" in out
+    assert "ir-on-vulkan" not in out
+
+
+def test_a_deleted_or_unloadable_case_fails_the_gate(pytester, fake_tools, tmp_path):
+    cases = pytester.path / "cases"
+    compile_case(cases, "stays")
+    gone = compile_case(cases, "goes")
+    _, reports = run(pytester, fake_tools, "cases")
+    before = tmp_path / "before.jsonl"
+    before.write_text((reports / "results.jsonl").read_text())
+    for plant in ("unloadable", "deleted"):
+        if plant == "unloadable":
+            (gone / "case.toml").write_text((gone / "case.toml").read_text().replace('kind = "compile"', 'kind = "nope"'))
+        else:
+            import shutil
+            shutil.rmtree(gone)
+        _, reports = run(pytester, fake_tools, "cases")
+        code = cli_main(["report", str(reports / "results.jsonl"), "--previous", str(before),
+                         "--out", str(tmp_path / plant), "--fail-on-regression"])
+        assert code == 1, plant
+        summary = (tmp_path / plant / "summary.md").read_text()
+        assert "vanished: goes::cpu-O0" in summary
+        if plant == "unloadable":
+            assert "error: goes::(collect) (collect-error)" in summary
+
+
+def test_a_worker_killed_mid_item_leaves_a_result_for_that_item(tmp_path, fake_tools):
+    cases = tmp_path / "cases"
+    compile_case(cases, "killer", "kill-worker")
+    compile_case(cases, "fine")
+    reports = tmp_path / "reports"
+    result = run_pytest_subprocess(tmp_path, [*plugin_args(fake_tools, tmp_path / "cache", reports),
+                                              "-n", "2", "cases"], timeout=180)
+    assert result.ret != 0
+    _, items = results_by_item(reports)
+    assert items["fine::cpu-O0"]["verdict"] == "PASS"
+    crashed = items["killer::cpu-O0"]
+    assert (crashed["outcome"], crashed["verdict"]) == ("worker-crash", "ERROR")
+    assert "during the compile stage" in crashed["message"]
+
+
+# ------------------------------------------------------------------------------- lint
+
+LINT_BASE = {"title": "t", "kind": "compile", "issues": ["iree-org/iree#1"],
+             "source": {"mlir": "model.mlir"}, "matrix": {"targets": ["cpu"], "opt_levels": ["O0"]},
+             "expect": [{"targets": ["cpu"], "compiler": ">=3.3,<=3.4.0", "outcome": "compile-fail",
+                         "match": "failed to bufferize", "reason": "the bug"}],
+             "history": {"bad_outcome": "compile-fail", "bad_match": "failed to bufferize",
+                         "window": [{"last_good": "3.2.0", "first_bad": "3.3.0", "last_bad": "3.4.0",
+                                     "first_good": "3.5.0"}]}}
+
+
+def lint(tmp_path, mutate=None, failures=()):
+    import copy
+
+    m = copy.deepcopy(LINT_BASE)
+    if mutate:
+        mutate(m)
+    d = write_case(tmp_path / "cases", "linted", m, {"model.mlir": "func.func @main() { return }\n"})
+    return [str(p) for p in lint_case(d / "case.toml", list(failures))]
+
+
+def test_lint_passes_a_precise_case(tmp_path):
+    assert lint(tmp_path) == []
+
+
+def _other_failure(text):
+    from harness.record import ItemRecord
+
+    return ItemRecord(case="other-case", item="cpu-O3", outcome="compile-fail", verdict="XFAIL",
+                      stages=[{"stage": "compile", "status": "fail", "detail": text, "log": ""}])
+
+
+@pytest.mark.parametrize("name,mutate,field,text", [
+    ("expect without match", lambda m: m["expect"][0].pop("match"), "expect[0].match", "missing"),
+    ("atol 1e9", lambda m: m.update(compare={"atol": 1e9}), "compare.atol", "tolerance_reason"),
+    ("atol -1", lambda m: m.update(compare={"atol": -1.0}), "compare.atol", "finite number >= 0"),
+    ("expect on the fixed release", lambda m: m["expect"][0].update(compiler=">=3.3"), "expect[0]",
+     "at 3.5.0, where history.window[0] says it does not show"),
+    ("window without an expect", lambda m: m["expect"][0].update(compiler=">=3.4,<=3.4.0"),
+     "history.window[0]", "says the bug shows on 3.3.0"),
+    ("expect of another outcome in the window",
+     lambda m: m["expect"].insert(0, {"targets": ["cpu"], "compiler": "==3.3.0", "outcome": "compile-crash",
+                                      "match": "SIGSEGV", "reason": "x"}),
+     "expect[0]", "expects compile-crash on cpu-O0 at 3.3.0"),
+    ("path out of the case", lambda m: m["source"].update(mlir="../../secret.mlir"), "source.mlir",
+     "outside"),
+    ("unscoped expect", lambda m: (m["expect"][0].pop("compiler"), m["expect"][0].pop("targets")),
+     "expect[0].compiler", "missing"),
+])
+def test_lint_rejects_naming_file_and_field(tmp_path, name, mutate, field, text):
+    problems = lint(tmp_path, mutate)
+    assert any(f"linted/case.toml: field '{field}'" in p and text in p for p in problems), problems
+
+
+def test_lint_rejects_a_generic_match(tmp_path):
+    generic = _other_failure("error: failed to bufferize op in another case")
+    problems = lint(tmp_path, failures=[generic])
+    assert any("field 'expect[0].match'" in p and "generic" in p and "other-case::cpu-O3" in p
+               for p in problems), problems
+    specific = _other_failure("error: failed to legalize operation 'foo'")
+    assert lint(tmp_path, failures=[specific]) == []
+
+
+def test_lint_command_exits_non_zero_and_names_the_field(tmp_path, monkeypatch, capsys):
+    m = dict(LINT_BASE, expect=[{k: v for k, v in LINT_BASE["expect"][0].items() if k != "match"}])
+    write_case(tmp_path / "cases", "linted", to_toml(m) + "\n", {"model.mlir": "func.func @main() { return }\n"})
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["lint", "--results", str(tmp_path / "none.jsonl")]) == 1
+    assert "field 'expect[0].match': missing" in capsys.readouterr().out
