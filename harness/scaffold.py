@@ -15,7 +15,8 @@ from pathlib import Path
 from .case import ISSUE_REF, issue_url
 from .reference import load_program, write_golden
 
-_FUNC = re.compile(r"func\.func\s+(?:public\s+)?@([\w$.-]+)")
+# The entry point: a func.func or a util.func (torch imports and many lit tests use the latter).
+_FUNC = re.compile(r"(?:func\.func|util\.func)\s+(?:public\s+)?@([\w$.-]+)")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 

@@ -47,6 +47,21 @@ def test_new_case_from_mlir_writes_a_loadable_case_with_goldens(workspace):
     assert "iree-org/iree#1" in (d / "README.md").read_text()
 
 
+def test_new_case_with_no_inputs_and_a_util_func_entry_point(workspace):
+    (workspace / "const.mlir").write_text(
+        "util.func public @const4() -> tensor<4xf32> {\n"
+        "  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>\n"
+        "  util.return %c : tensor<4xf32>\n}\n")
+    (workspace / "const_ref.py").write_text(
+        "import torch\ndef example_inputs():\n    return ()\n"
+        "def reference():\n    return torch.tensor([1.0, 2.0, 3.0, 4.0])\n")
+    d = new_case(workspace / "cases", "no-inputs", ["iree-org/iree#1"], from_mlir=workspace / "const.mlir",
+                 reference=workspace / "const_ref.py")
+    case = load_case(d / "case.toml")  # a numeric case with no inputs is valid
+    assert case.function == "const4"
+    assert not list((d / "inputs").glob("*.npy")) and len(list((d / "expected").glob("*.npy"))) == 1
+
+
 def test_new_case_from_torch_aliases_the_class(workspace):
     (workspace / "m.py").write_text(textwrap.dedent("""
         import torch
