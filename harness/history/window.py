@@ -128,14 +128,20 @@ def derive_match(results) -> str | None:
         parts = [derive_match(rs) for _, rs in sorted(by_outcome.items())]
         return None if None in parts else "|".join(f"(?:{p})" for p in parts)
     if all(r.outcome == "compare-fail" for r in results):
-        counts: dict[tuple[str, str], set[str]] = {}
+        # Results that differ in the same outputs share a pattern; its counts are every
+        # count measured for that output.
+        shapes: dict[tuple, dict[tuple[int, str], set[str]]] = {}
         for r in results:
-            for out, n, total in _COUNT.findall(r.failing_stage.detail):
+            found = [(int(out), total, n) for out, n, total in _COUNT.findall(r.failing_stage.detail)]
+            if not found:
+                return None
+            counts = shapes.setdefault(tuple((o, t) for o, t, _ in found), {})
+            for out, total, n in found:
                 counts.setdefault((out, total), set()).add(n)
-        if not counts:
-            return None
-        (out, total), ns = min(counts.items())
-        return f"output {out}: ({'|'.join(sorted(ns, key=int))})/{total} elements differ"
+        patterns = [".*".join(f"output {out}: ({'|'.join(sorted(ns, key=int))})/{total} elements differ"
+                              for (out, total), ns in sorted(counts.items()))
+                    for counts in shapes.values()]
+        return patterns[0] if len(patterns) == 1 else "|".join(f"(?:{p})" for p in sorted(patterns))
     lines = [_error_line(r.failure_text()) for r in results]
     common = lines[0]
     if common and all(common == line for line in lines):
@@ -143,8 +149,19 @@ def derive_match(results) -> str | None:
     return None
 
 
+_FILECHECK = re.compile(r"([\w.-]+\.mlir:\d+): error: ([^'\"(]*)")
+_SIGNAL = re.compile(r"crashed \((SIG[A-Z]+)\)")
+
+
 def _error_line(text: str) -> str:
-    """The diagnostic itself: after 'error: ', without locations, numbers or SSA names."""
+    """The diagnostic itself: after 'error: ', without locations, numbers or SSA names;
+    a FileCheck failure by its check file and line; a crash by its signal."""
+    if text.startswith("FileCheck:"):
+        m = _FILECHECK.search(text)
+        return f"{m.group(1)}: error: {m.group(2).strip()}" if m else ""
+    m = _SIGNAL.match(text)
+    if m:
+        return f"crashed ({m.group(1)})"
     for line in text.splitlines():
         if "error:" in line or "Assertion" in line or "LLVM ERROR" in line:
             message = line.split("error:", 1)[-1].strip()
