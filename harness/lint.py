@@ -93,8 +93,14 @@ def _history_problems(case: Case) -> list[tuple[str, str]]:
         return case.expectation_for(item.target, item.opt_level, item.ir_check, Version(release))
 
     def describes_bug(e: Expectation) -> bool:
-        same = bug.match is None or e.match is None or e.match.pattern == bug.match.pattern
-        return e.outcome in bug.outcomes and same
+        """Its outcome is the bug's and its message is the bug's (the same regex, or one
+        regex names the other's text)."""
+        if e.outcome not in bug.outcomes:
+            return False
+        if bug.match is None or e.match is None:
+            return True
+        a, b = e.match, bug.match
+        return a.pattern == b.pattern or bool(a.search(b.pattern)) or bool(b.search(a.pattern))
 
     for j, w in enumerate(h.windows):
         for release in dict.fromkeys((w.first_bad, w.last_bad)):

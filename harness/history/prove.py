@@ -110,6 +110,8 @@ def judge(run: ReleaseRun, role: str, bug: Bug) -> Check:
     """One release checked against what its role in a window wants."""
     if run.error:
         return Check(run.version, role, _WANT[role], None, run.error)
+    if all(r.outcome == SKIP_OUTCOME for r in run.results):
+        return Check(run.version, role, _WANT[role], None, "no item applies to this release")
     states = {r.name: bug.state(r) for r in run.results}
     showing = [n for n, s in states.items() if s.kind == BUG]
     undecided = [n for n, s in states.items() if s.kind not in (BUG, GOOD)]

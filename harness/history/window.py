@@ -25,6 +25,7 @@ from pathlib import Path
 from ..bug import BUG, GOOD, Bug
 from ..case import Case, Window
 from ..item import ItemId
+from ..outcomes import SKIP_OUTCOME
 from .prove import ReleaseRun
 
 
@@ -35,6 +36,7 @@ class Measured:
     item_releases: dict  # item name -> releases it showed the bug on
     match: str | None  # the message the bug showed (a regex)
     versions: tuple[str, ...]
+    texts: tuple[str, ...] = ()  # failing texts of the results that showed the bug
 
     @property
     def status(self) -> str:
@@ -64,10 +66,12 @@ def outcome_table(runs: list[ReleaseRun], items: list[ItemId]) -> list[str]:
 
 
 def release_state(run: ReleaseRun, bug: Bug) -> str:
-    """bad: some item shows the bug; good: every item passes; else neither."""
-    if run.error or not run.results:
+    """bad: some item shows the bug; good: every item passes; else neither. A release
+    where no item applies (an IR check for other releases) is unknown: it measured nothing."""
+    ran = [r for r in run.results if r.outcome != SKIP_OUTCOME]
+    if run.error or not ran:
         return "unknown"
-    states = [bug.state(r).kind for r in run.results]
+    states = [bug.state(r).kind for r in ran]
     if BUG in states:
         return BUG
     return GOOD if all(s == GOOD for s in states) else "neither"
@@ -107,7 +111,8 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
                 shown.setdefault(r.name, []).append(run.version)
                 texts.append(r)
     match = bug.match.pattern if bug.match else derive_match(texts)
-    return Measured(tuple(found), tuple(sorted(shown)), shown, match, tuple(r.version for r in runs))
+    return Measured(tuple(found), tuple(sorted(shown)), shown, match, tuple(r.version for r in runs),
+                    tuple(r.failure_text() for r in texts))
 
 
 # ------------------------------------------------------------------ the bug's message
@@ -252,7 +257,7 @@ def write_scan(case: Case, bug: Bug, measured: Measured) -> None:
         header = _header(block)
         if header in ("[history]", "[[history.window]]"):
             continue
-        if header == "[[expect]]" and _describes(block, bug):
+        if header == "[[expect]]" and _describes(block, bug, measured.texts):
             continue
         kept.append(block)
     text = "".join(kept).rstrip() + "\n\n"
@@ -261,10 +266,14 @@ def write_scan(case: Case, bug: Bug, measured: Measured) -> None:
     Path(case.manifest).write_text(text)
 
 
-def _describes(block: str, bug: Bug) -> bool:
-    """Whether an [[expect]] block is about this bug: its outcome, and its message is the
-    bug's (or it has none, so it would hide the bug anyway)."""
+def _describes(block: str, bug: Bug, texts: tuple[str, ...]) -> bool:
+    """Whether an [[expect]] block is about this bug, so the measured ones replace it: its
+    outcome is the bug's, and its message is the bug's, or matches what the bug printed
+    (or it has none, so it would hide the bug anyway)."""
     entry = tomllib.loads(block.replace("[[expect]]", "", 1))
     if entry.get("outcome") not in bug.outcomes:
         return False
-    return "match" not in entry or bug.match is None or entry["match"] == bug.match.pattern
+    if "match" not in entry or bug.match is None or entry["match"] == bug.match.pattern:
+        return True
+    old = re.compile(entry["match"])
+    return any(old.search(t) for t in texts)
