@@ -22,8 +22,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
 from ..bug import BUG, GOOD, Bug
-from ..case import Case, Window
+from ..case import Case, Expectation, Window
 from ..item import ItemId
 from ..outcomes import SKIP_OUTCOME
 from .prove import ReleaseRun
@@ -33,7 +36,7 @@ from .prove import ReleaseRun
 class Measured:
     windows: tuple[Window, ...]
     items: tuple[str, ...]  # items seen showing the bug
-    item_releases: dict  # item name -> releases it showed the bug on
+    item_outcomes: dict  # item name -> [(release, outcome)] where it showed the bug
     match: str | None  # the message the bug showed (a regex)
     versions: tuple[str, ...]
     texts: tuple[str, ...] = ()  # failing texts of the results that showed the bug
@@ -103,12 +106,12 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
         found.append(Window(runs[first].version, runs[last].version, last_good, first_good))
         floor = last
         i = j
-    shown: dict[str, list[str]] = {}
+    shown: dict[str, list[tuple[str, str]]] = {}
     texts = []
     for run in runs:
         for r in run.results:
             if bug.state(r).kind == BUG:
-                shown.setdefault(r.name, []).append(run.version)
+                shown.setdefault(r.name, []).append((run.version, r.outcome))
                 texts.append(r)
     match = bug.match.pattern if bug.match else derive_match(texts)
     return Measured(tuple(found), tuple(sorted(shown)), shown, match, tuple(r.version for r in runs),
@@ -197,25 +200,29 @@ def _toml(value) -> str:
 
 
 def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
-    """One [[expect]] per window and target (and one for ir items): the bug's outcome and
-    message, on the items and releases measured."""
+    """The bug's [[expect]] entries, scoped to what was measured: per window, per target
+    (or the ir checks) and per outcome the bug showed there, the levels and the releases
+    it showed on (open-ended for an open window)."""
     blocks = []
     for w in measured.windows:
-        rng = f">={w.first_bad}" if w.first_good is None else f">={w.first_bad},<={w.last_bad}"
-        in_window = [n for n, vs in measured.item_releases.items() if any(w.holds(v) for v in vs)]
-        items = [ItemId.parse(n) for n in sorted(in_window)]
-        by_target: dict[str, list[str]] = {}
-        for i in items:
-            if not i.is_ir:
-                by_target.setdefault(i.target, []).append(i.opt_level)
-        scopes = [f"targets = {_toml([t])}\nopt_levels = {_toml(sorted(levels))}"
-                  for t, levels in by_target.items()]
-        irs = [i.ir_check for i in items if i.is_ir]
-        if irs:
-            scopes.append(f"ir = {_toml(irs)}")
-        for scope in scopes:
-            lines = ["[[expect]]", scope, f"compiler = {_toml(rng)}",
-                     f"outcome = {_toml(bug.outcomes[0])}"]
+        # (target or "ir", outcome) -> (levels or ir names, releases)
+        groups: dict[tuple[str, str], tuple[set[str], list[str]]] = {}
+        for name, shown in measured.item_outcomes.items():
+            item = ItemId.parse(name)
+            for version, outcome in shown:
+                if not w.holds(version):
+                    continue
+                key = ("ir" if item.is_ir else item.target, outcome)
+                names, versions = groups.setdefault(key, (set(), []))
+                names.add(item.ir_check if item.is_ir else item.opt_level)
+                versions.append(version)
+        for (scope, outcome), (names, versions) in sorted(groups.items()):
+            first, last = min(versions, key=Version), max(versions, key=Version)
+            open_end = w.first_good is None and Version(last) == Version(w.last_bad)
+            rng = f">={first}" if open_end else f">={first},<={last}"
+            where = (f"ir = {_toml(sorted(names))}" if scope == "ir" else
+                     f"targets = {_toml([scope])}\nopt_levels = {_toml(sorted(names))}")
+            lines = ["[[expect]]", where, f"compiler = {_toml(rng)}", f"outcome = {_toml(outcome)}"]
             if measured.match:
                 lines.append(f"match = {_toml(measured.match)}")
             lines.append(f"reason = {_toml(_reason(case, w))}")
@@ -257,7 +264,7 @@ def write_scan(case: Case, bug: Bug, measured: Measured) -> None:
         header = _header(block)
         if header in ("[history]", "[[history.window]]"):
             continue
-        if header == "[[expect]]" and _describes(block, bug, measured.texts):
+        if header == "[[expect]]" and _describes(block, bug, measured):
             continue
         kept.append(block)
     text = "".join(kept).rstrip() + "\n\n"
@@ -266,14 +273,22 @@ def write_scan(case: Case, bug: Bug, measured: Measured) -> None:
     Path(case.manifest).write_text(text)
 
 
-def _describes(block: str, bug: Bug, texts: tuple[str, ...]) -> bool:
+def _describes(block: str, bug: Bug, measured: Measured) -> bool:
     """Whether an [[expect]] block is about this bug, so the measured ones replace it: its
-    outcome is the bug's, and its message is the bug's, or matches what the bug printed
-    (or it has none, so it would hide the bug anyway)."""
+    outcome is the bug's, it covers an item the bug was measured on, and its message is
+    the bug's or matches what the bug printed (or it has none: it would hide the bug)."""
     entry = tomllib.loads(block.replace("[[expect]]", "", 1))
     if entry.get("outcome") not in bug.outcomes:
+        return False
+    scope = Expectation(entry["outcome"], "", _opt(entry, "targets"), _opt(entry, "opt_levels"),
+                        _opt(entry, "ir"), SpecifierSet(entry.get("compiler", "")), None)
+    if not any(ItemId.parse(n).covered_by(scope) for n in measured.items):
         return False
     if "match" not in entry or bug.match is None or entry["match"] == bug.match.pattern:
         return True
     old = re.compile(entry["match"])
-    return any(old.search(t) for t in texts)
+    return any(old.search(t) for t in measured.texts)
+
+
+def _opt(entry: dict, key: str):
+    return tuple(entry[key]) if key in entry else None
