@@ -79,11 +79,16 @@ def test_a_bug_that_comes_back_has_two_windows_and_the_newest_may_be_open():
 
 
 def test_the_measured_message_is_specific():
-    numbers = [result("compare-fail", "vs golden: output 1: 12/64 elements differ (atol=1e-05)"),
-               result("compare-fail", "vs golden: output 1: 16/64 elements differ (atol=1e-05)")]
+    numbers = [result("compare-fail", "vs golden: output 1: 12/64 elements differ (atol=1e-05, "
+                                      "rtol=1e-05); max abs err 0.8317, max rel err 2; worst"),
+               result("compare-fail", "vs golden: output 1: 16/64 elements differ (atol=1e-05, "
+                                      "rtol=1e-05); max abs err 0.25, max rel err 1; worst")]
     pattern = derive_match(numbers)
-    assert pattern == "output 1: (12|16)/64 elements differ"
-    assert not re.search(pattern, "output 1: 64/64 elements differ")  # a perturbed golden
+    assert pattern == r"output 1: (12|16)/64 elements differ[^;]*; max abs err (0\.[1-9]\d*)"
+    assert all(re.search(pattern, r.failure_text()) for r in numbers)
+    # a golden moved by a new miscompile: all elements differ, or by errors of another size
+    assert not re.search(pattern, "output 1: 64/64 elements differ (atol=1e-05, rtol=1e-05); max abs err 0.5,")
+    assert not re.search(pattern, "output 1: 12/64 elements differ (atol=1e-05, rtol=1e-05); max abs err 100.5,")
     errors = [result("compile-fail", "exit code 1: /x/m.mlir:3:5: error: failed to bufferize op %3")]
     assert derive_match(errors) == re.escape("failed to bufferize op")
 

@@ -17,6 +17,7 @@ bugs on other releases) and the rest of the file are kept.
 from __future__ import annotations
 
 import json
+import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -120,7 +121,23 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
 
 # ------------------------------------------------------------------ the bug's message
 
-_COUNT = re.compile(r"output (\d+)(?: \(indices[^)]*\))?: (\d+)/(\d+) elements differ")
+_DIFF = re.compile(r"output (\d+)(?: \(indices[^)]*\))?: (\d+)/(\d+) elements differ[^;]*; max abs err (\S+?)[,;]")
+
+
+def _decade(number: str) -> str:
+    """A regex for numbers of the same decade as `number`, as compare.py prints them
+    (%.6g): 0.8317 -> 0\\.[1-9]\\d*, 64 -> [1-9]\\d(?:\\.\\d*)?, 6.3e+307 -> [1-9](?:\\.\\d*)?e\\+307;
+    inf and nan as written."""
+    m = re.fullmatch(r"(\d)(?:\.\d*)?e([+-]\d+)", number)
+    if m:
+        return "[1-9](?:\\.\\d*)?e" + re.escape(m.group(2))
+    m = re.fullmatch(r"0\.(0*)[1-9]\d*", number)
+    if m:
+        return "0\\." + m.group(1) + "[1-9]\\d*"
+    m = re.fullmatch(r"([1-9]\d*)(?:\.\d*)?", number)
+    if m:
+        return "[1-9]" + "\\d" * (len(m.group(1)) - 1) + "(?:\\.\\d*)?"
+    return re.escape(number)
 
 
 def derive_match(results) -> str | None:
@@ -136,19 +153,23 @@ def derive_match(results) -> str | None:
         parts = [derive_match(rs) for _, rs in sorted(by_outcome.items())]
         return None if None in parts else "|".join(f"(?:{p})" for p in parts)
     if all(r.outcome == "compare-fail" for r in results):
-        # Results that differ in the same outputs share a pattern; its counts are every
-        # count measured for that output.
-        shapes: dict[tuple, dict[tuple[int, str], set[str]]] = {}
+        # Results that differ in the same outputs share a pattern: per output, every
+        # mismatch count measured and the decade of the largest error, so that a golden
+        # moved by a new miscompile (all elements, or errors of another size) fails.
+        shapes: dict[tuple, dict[tuple[int, str], tuple[set[str], set[str]]]] = {}
         for r in results:
-            found = [(int(out), total, n) for out, n, total in _COUNT.findall(r.failing_stage.detail)]
+            found = _DIFF.findall(r.failing_stage.detail)
             if not found:
                 return None
-            counts = shapes.setdefault(tuple((o, t) for o, t, _ in found), {})
-            for out, total, n in found:
-                counts.setdefault((out, total), set()).add(n)
+            outputs = shapes.setdefault(tuple((int(o), t) for o, _, t, _ in found), {})
+            for out, n, total, err in found:
+                counts, sizes = outputs.setdefault((int(out), total), (set(), set()))
+                counts.add(n)
+                sizes.add(_decade(err))
         patterns = [".*".join(f"output {out}: ({'|'.join(sorted(ns, key=int))})/{total} elements differ"
-                              for (out, total), ns in sorted(counts.items()))
-                    for counts in shapes.values()]
+                              f"[^;]*; max abs err ({'|'.join(sorted(errs))})"
+                              for (out, total), (ns, errs) in sorted(outputs.items()))
+                    for outputs in shapes.values()]
         return patterns[0] if len(patterns) == 1 else "|".join(f"(?:{p})" for p in sorted(patterns))
     lines = [_error_line(r.failure_text()) for r in results]
     common = lines[0]
@@ -157,7 +178,7 @@ def derive_match(results) -> str | None:
     return None
 
 
-_FILECHECK = re.compile(r"([\w.-]+\.mlir:\d+): error: ([^'\"(]*)")
+_FILECHECK = re.compile(r"([\w.-]+\.mlir:\d+): error: ([^\"(]*)")
 _SIGNAL = re.compile(r"crashed \((SIG[A-Z]+)\)")
 
 
