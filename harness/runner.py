@@ -122,6 +122,7 @@ def run_ir_item(case: Case, check: IrCheck, settings: Settings, progress=None) -
 #   expects X                  | pass                          | XPASS  (a failure: fixed upstream?
 #                              |                               |         update the case)
 #   expects X                  | Y != X, or match fails        | FAIL   (a different failure)
+#   any                        | golden != PyTorch eager today | FAIL   (the golden itself is wrong)
 #
 # Lint requires every expectation to carry a `match`; one without (a case not yet
 # linted) still xfails on its outcome alone.
@@ -140,6 +141,10 @@ def expectation_for(result: ItemResult, release) -> Expectation | None:
 def verdict(result: ItemResult, expectation: Expectation | None) -> Verdict:
     outcome = result.outcome
     bad = result.failing_stage
+    drift = next((s.data["golden_drift"] for s in result.stages if s.data.get("golden_drift")), None)
+    if drift is not None:  # before any expectation: a bad golden makes every verdict a lie
+        return Verdict(FAIL, f"the golden outputs no longer match PyTorch eager ({drift}): "
+                             "regenerate them with `iree-regress golden` or find what changed")
     if outcome == SKIP_OUTCOME:
         return Verdict(SKIP, "; ".join(s.detail for s in result.stages if s.detail))
     if expectation is None:

@@ -245,11 +245,17 @@ def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> 
     else:  # the golden drifted from today's PyTorch: judge against both, say which
         checks.append(compare_outputs(outputs, eager, inputs, case.atol, case.rtol,
                                       case.output_rules, "PyTorch eager today"))
+    data = {"comparisons": [c.as_dict() for c in checks]}
+    # A golden that PyTorch no longer reproduces is wrong itself: no known bug may hide it.
+    drift = compare_outputs(eager, golden, inputs, case.atol, case.rtol, case.output_rules,
+                            "PyTorch eager today") if len(checks) > 1 else None
+    if drift is not None and not drift.ok:
+        data["golden_drift"] = drift.summary().replace("vs PyTorch eager today: ", "", 1)
     ok = all(c.ok for c in checks)
     detail = " | ".join(c.summary() for c in checks if not c.ok) if not ok else \
         " | ".join(c.summary() for c in checks)
     return StageResult("compare", "ok" if ok else "fail", detail, "", "",
-                       time.monotonic() - start, data={"comparisons": [c.as_dict() for c in checks]})
+                       time.monotonic() - start, data=data)
 
 
 # -------------------------------------------------------------------------------- ir

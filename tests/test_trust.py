@@ -17,11 +17,10 @@ from harness.lint import lint_case
 from helpers import (IDENTITY_INPUT, compile_case, numeric_case, plugin_args, results_by_item,
                      run_pytest_subprocess, write_case, to_toml)
 
-ONE_WRONG = IDENTITY_INPUT.copy()
-ONE_WRONG[0, 0] += 1  # the "bug": one element of six differs from the golden
-
+# The "bug": the fake module adds one to every element (run mode "wrong").
 KNOWN_WRONG_NUMBERS = {"targets": ["cpu"], "compiler": ">=3.0", "outcome": "compare-fail",
-                       "match": "output 0: 1/6 elements differ", "reason": "a bug: one wrong element"}
+                       "match": "output 0: 6/6 elements differ[^;]*; max abs err 1,",
+                       "reason": "a bug: every element off by one"}
 
 
 def run(pytester, fake_tools, *args):
@@ -31,22 +30,29 @@ def run(pytester, fake_tools, *args):
 
 
 def known_wrong_numbers_case(root, slug="bug-case"):
-    d = numeric_case(root, slug, expect=[KNOWN_WRONG_NUMBERS])
-    np.save(d / "expected" / "output0.npy", ONE_WRONG)  # the identity run gets one element wrong
-    return d
+    return numeric_case(root, slug, run="wrong", expect=[KNOWN_WRONG_NUMBERS])
 
 
 def test_a_known_wrong_numbers_bug_xfails_and_a_perturbed_golden_fails(pytester, fake_tools):
+    """The eager comparison still reproduces the known bug exactly, but the golden moved
+    past the tolerance: the golden itself is wrong, and no expectation may hide that."""
     d = known_wrong_numbers_case(pytester.path / "cases")
     result, reports = run(pytester, fake_tools, "cases")
     result.assert_outcomes(xfailed=1)
-    # Plant: the golden moved by +100 (as a new miscompile would): all six differ now.
-    np.save(d / "expected" / "output0.npy", ONE_WRONG + 100)
+    np.save(d / "expected" / "output0.npy", IDENTITY_INPUT + 100)
     result, reports = run(pytester, fake_tools, "cases")
     result.assert_outcomes(failed=1)
     _, items = results_by_item(reports)
     assert items["bug-case::cpu-O0"]["verdict"] == "FAIL"
-    assert "6/6 elements differ" in items["bug-case::cpu-O0"]["message"]
+    assert "golden outputs no longer match PyTorch eager" in items["bug-case::cpu-O0"]["message"]
+
+
+def test_the_known_bug_with_other_numbers_fails(pytester, fake_tools):
+    """Same outcome, other numbers (a new miscompile on top of the old one): not the bug."""
+    numeric_case(pytester.path / "cases", "bug-case", run="wrong", expect=[
+        dict(KNOWN_WRONG_NUMBERS, match="output 0: 3/6 elements differ")])
+    result, _ = run(pytester, fake_tools, "cases")
+    result.assert_outcomes(failed=1)
 
 
 def test_a_known_bug_failing_with_another_message_fails(pytester, fake_tools):
