@@ -401,6 +401,9 @@ def main(argv=None) -> int:
     n.add_argument("--function", default=None, help="entry function (default: the first func)")
 
     args, rest = parser.parse_known_args(argv)
+    from .process import become_subreaper
+
+    become_subreaper()  # tools' orphaned children come back here and are killed
     if args.command == "run":
         return cmd_run(rest)
     if rest:

@@ -26,7 +26,7 @@ from .case import CaseError, load_case
 from .item import ItemId
 from .outcomes import (COLLECT_ERROR, ERROR, FAIL, HARNESS_ERROR, PASS, SKIP, WORKER_CRASH, XFAIL,
                        XPASS)
-from .process import Bounds
+from .process import Bounds, become_subreaper, children, kill_descendants, kill_tree_root
 from .record import ItemRecord
 from .results import RESULTS_NAME, ResultsWriter, environment, read_results
 from .runner import ItemResult, expectation_for, run_ir_item, run_matrix_item, verdict
@@ -84,6 +84,9 @@ def pytest_configure(config):
     for kind, text in KIND_MARKERS.items():
         config.addinivalue_line("markers", f"{kind}: {text}")
     config.option.continue_on_collection_errors = True
+    # Orphaned tool processes (setsid children, or those of a worker that died) are
+    # re-parented here and killed, so nothing of a run outlives it.
+    become_subreaper()
     reports = Path(config.getoption("iree_reports_dir"))
     if not config.option.xmlpath and not _is_worker(config):
         config.option.xmlpath = str(reports / "junit.xml")
@@ -206,7 +209,9 @@ class RunRecorder:
                                    message=str(report.longrepr)[-2000:], nodeid=report.nodeid))
 
     def pytest_handlecrashitem(self, crashitem, report, sched):
-        """xdist: a worker died while running `crashitem`; record it with its last stage."""
+        """xdist: a worker died while running `crashitem`; record it with its last stage,
+        and kill its tools (re-parented here: this process is their subreaper)."""
+        _kill_tools()
         stage = "?"
         marker = _inflight(self.config, crashitem)
         try:
@@ -317,6 +322,27 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"{self.case.slug}::{self.name}"
+
+
+def pytest_unconfigure(config):
+    """Kill what is left of the run's tools. The xdist workers share this session and
+    have exited by now; tools run in sessions of their own."""
+    _kill_tools()
+
+
+def _kill_tools() -> None:
+    """Kill the tools re-parented to this process (it is their subreaper): children in a
+    session of their own (every tool starts one), with all they started. Workers share
+    this session and are spared, and so are the tools of live workers (grandchildren)."""
+    sid = os.getsid(0)
+    for child in children(os.getpid()):
+        try:
+            orphan = os.getsid(child) != sid
+        except ProcessLookupError:
+            continue
+        if orphan:
+            kill_descendants(pid=child)
+            kill_tree_root(child)
 
 
 def pytest_terminal_summary(terminalreporter, config):

@@ -31,8 +31,101 @@ CRASH_MARKERS = (
 
 # What is kept of a tool's stderr: its start (the first diagnostic) and its end, where
 # a crash's "Stack dump:" puts the frames that say where it died. Enough for 40 frames.
+# Only this much is ever held: a tool printing a gigabyte costs the harness nothing.
 STDERR_HEAD_CHARS = 4000
 STDERR_TAIL_CHARS = 8000
+STDOUT_MAX_BYTES = 64 << 20  # captured stdout (FileCheck reports, device lists); IR goes to files
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux), so that a tool's
+    child that escaped with setsid is re-parented here, where it can be found and killed."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process."""
+    table = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    table[int(entry.name)] = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    return table
+
+
+def children(pid: int) -> set[int]:
+    return {p for p, parent in _parents().items() if parent == pid}
+
+
+def kill_tree_root(pid: int) -> None:
+    """SIGKILL one process and reap it if it is our child."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, PermissionError, ChildProcessError):
+        pass
+
+
+def descendants(pid: int) -> set[int]:
+    parents = _parents()
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def kill_descendants(keep: set[int] = frozenset(), pid: int | None = None) -> list[int]:
+    """SIGKILL every descendant of `pid` (default: this process) not in `keep`, and reap
+    those that are our children. Returns the pids killed."""
+    pid = os.getpid() if pid is None else pid
+    victims = sorted(descendants(pid) - set(keep))
+    for victim in victims:
+        try:
+            os.kill(victim, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    for victim in victims:
+        try:
+            os.waitpid(victim, os.WNOHANG)
+        except ChildProcessError:
+            pass  # not our child: its own parent (or init) reaps it
+    return victims
+
+
+class _HeadTail:
+    """The first `head` and last `tail` bytes of a stream, and how many were dropped."""
+
+    def __init__(self, head: int, tail: int):
+        self.head_max, self.tail_max = head, tail
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def add(self, block: bytes) -> None:
+        room = self.head_max - len(self.head)
+        if room > 0:
+            self.head += block[:room]
+            block = block[room:]
+        self.tail += block
+        if len(self.tail) > self.tail_max:
+            cut = len(self.tail) - self.tail_max
+            self.dropped += cut
+            del self.tail[:cut]
+
+    def bytes(self) -> bytes:
+        marker = f"\n[... {self.dropped} bytes ...]\n".encode() if self.dropped else b""
+        return bytes(self.head) + marker + bytes(self.tail)
 
 
 @dataclass(frozen=True)
@@ -70,12 +163,9 @@ class ProcessResult:
         return "ok" if self.returncode == 0 else "fail"
 
     def stderr_tail(self) -> str:
-        """Head and tail of stderr, with a marker where the middle was dropped."""
-        if len(self.stderr) <= STDERR_HEAD_CHARS + STDERR_TAIL_CHARS:
-            return self.stderr
-        dropped = len(self.stderr) - STDERR_HEAD_CHARS - STDERR_TAIL_CHARS
-        return (self.stderr[:STDERR_HEAD_CHARS] + f"\n[... {dropped} characters ...]\n"
-                + self.stderr[-STDERR_TAIL_CHARS:])
+        """Head and tail of stderr (run_bounded keeps no more), with a marker where the
+        middle was dropped."""
+        return self.stderr
 
 
 @dataclass(frozen=True)
@@ -127,6 +217,7 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
     stdout goes to `stdout_path` when given (large IR), else is captured.
     """
     argv = tuple(str(a) for a in argv)
+    before = descendants(os.getpid())
     env = dict(os.environ)
     env.update(bounds.env)
     out_file = open(stdout_path, "wb") if stdout_path else subprocess.PIPE
@@ -139,12 +230,14 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
             out_file.close()
         return ProcessResult(argv, 127, b"", f"cannot start {argv[0]}: {e}", 0.0, 0.0)
 
-    # Drain pipes on threads so a chatty tool cannot block on a full pipe while we poll.
-    chunks: dict[str, list[bytes]] = {"out": [], "err": []}
+    # Drain pipes on threads so a chatty tool cannot block on a full pipe while we poll;
+    # only a bounded head and tail of each is kept.
+    kept = {"out": _HeadTail(STDOUT_MAX_BYTES, 0),
+            "err": _HeadTail(STDERR_HEAD_CHARS, STDERR_TAIL_CHARS)}
 
     def drain(stream, key):
         for block in iter(lambda: stream.read(65536), b""):
-            chunks[key].append(block)
+            kept[key].add(block)
 
     threads = [threading.Thread(target=drain, args=(proc.stderr, "err"), daemon=True)]
     if proc.stdout is not None:
@@ -182,6 +275,8 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    # And those that left the group (setsid): as a subreaper this process inherited them.
+    kill_descendants(keep=before)
     for t in threads:
         t.join(timeout=5)
     if stdout_path:
@@ -197,8 +292,8 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
     return ProcessResult(
         argv=argv,
         returncode=None if (timed_out or oom) else rc,
-        stdout=b"".join(chunks["out"]),
-        stderr=b"".join(chunks["err"]).decode("utf-8", errors="replace"),
+        stdout=kept["out"].bytes(),
+        stderr=kept["err"].bytes().decode("utf-8", errors="replace"),
         seconds=seconds,
         peak_rss_mb=peak,
         timed_out=timed_out,

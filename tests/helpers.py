@@ -5,7 +5,8 @@ iree-run-module as far as the harness can tell, and misbehave on request:
 
 * iree-compile acts on a line `// FAKE: <mode>` in its input file:
   ok (default) | segfault | abort | assert-exit | hang | oom | garbage | error
-  | kill-worker (SIGKILLs the process that ran it: a pytest worker dying mid-item)
+  | kill-worker (SIGKILLs the process that ran it: a pytest worker dying mid-item, then
+  hangs) | leak (starts a child in a session of its own that sleeps, then compiles ok)
   An ok module is b"PK\\x03\\x04" + the input text, so a `// FAKE-RUN: <mode>` line in
   the input travels into the module for the fake iree-run-module to act on.
   With $FAKE_IREE_COMPILE_LOG set, every real compile (not --version) appends a line.
@@ -67,6 +68,13 @@ elif mode == "hang":
 elif mode == "kill-worker":
     os.kill(os.getppid(), signal.SIGKILL)
     time.sleep(3600)
+elif mode == "leak":
+    import subprocess
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", src],
+                     start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(out, "wb") as f:
+        f.write(b"PK\x03\x04FAKE-VMFB\n" + text.encode())
+    sys.exit(0)
 elif mode == "oom":
     hog = []
     for _ in range(400):  # at most ~4 GB, then hang (which a test would see as a timeout)
@@ -281,6 +289,21 @@ def run_pytest_subprocess(cwd: Path, args: list[str], env: dict | None = None,
                           text=True, timeout=timeout, env={**os.environ, **(env or {})})
     return pytest.RunResult(proc.returncode, proc.stdout.splitlines(), proc.stderr.splitlines(),
                             time.monotonic() - start)
+
+
+def processes_mentioning(text: str) -> list[str]:
+    """Command lines of live processes that mention `text` (e.g. a test's tmp folder)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                state = Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if text in cmdline and state != "Z":
+                found.append(cmdline)
+    return found
 
 
 def results_by_item(reports: Path) -> tuple[dict, dict[str, dict]]:

@@ -351,9 +351,9 @@ def test_run_bounded_env(tmp_path):
 def test_run_bounded_chatty_tool_does_not_block():
     r = run_bounded(py("sys.stderr.write('e' * 1000000); sys.stdout.write('o' * 1000000)"),
                     Bounds(timeout_s=20))
-    assert r.ok and len(r.stdout) == 1000000 and len(r.stderr) == 1000000
-    kept = r.stderr_tail()
-    assert len(kept) < 12100 and "characters ...]" in kept
+    assert r.ok and len(r.stdout) == 1000000
+    kept = r.stderr_tail()  # only a head and a tail are ever held
+    assert len(kept) < 12100 and "[... 988000 bytes ...]" in kept
 
 
 def test_kept_stderr_has_the_first_error_and_the_crash_frames():

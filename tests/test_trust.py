@@ -14,8 +14,8 @@ import pytest
 
 from harness.cli import main as cli_main
 from harness.lint import lint_case
-from helpers import (IDENTITY_INPUT, compile_case, numeric_case, plugin_args, results_by_item,
-                     run_pytest_subprocess, write_case, to_toml)
+from helpers import (IDENTITY_INPUT, compile_case, numeric_case, plugin_args, processes_mentioning,
+                     results_by_item, run_pytest_subprocess, to_toml, write_case)
 
 # The "bug": the fake module adds one to every element (run mode "wrong").
 KNOWN_WRONG_NUMBERS = {"targets": ["cpu"], "compiler": ">=3.0", "outcome": "compare-fail",
@@ -121,6 +121,20 @@ def test_a_worker_killed_mid_item_leaves_a_result_for_that_item(tmp_path, fake_t
     crashed = items["killer::cpu-O0"]
     assert (crashed["outcome"], crashed["verdict"]) == ("worker-crash", "ERROR")
     assert "during the compile stage" in crashed["message"]
+    # The dead worker's compile (still hanging) was killed, not orphaned.
+    assert processes_mentioning(str(cases)) == []
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_no_process_of_a_run_outlives_it(tmp_path, fake_tools, workers):
+    """A tool's child that escaped its process group (setsid) is killed when the tool ends."""
+    cases = tmp_path / "cases"
+    compile_case(cases, "leaky", "leak")
+    reports = tmp_path / "reports"
+    result = run_pytest_subprocess(tmp_path, [*plugin_args(fake_tools, tmp_path / "cache", reports),
+                                              *workers, "cases"], timeout=120)
+    assert result.ret == 0
+    assert processes_mentioning(str(cases)) == []
 
 
 # ------------------------------------------------------------------------------- lint
