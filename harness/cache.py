@@ -5,6 +5,12 @@ versions (and the host CPU for `-target-cpu=host` modules). Entries are director
 written under a temporary name and renamed into place, so concurrent pytest-xdist
 workers never see half an entry; `compute_once` serialises workers that would build
 the same entry, so a case's import runs once even when eight items want it.
+
+An entry is trusted only as far as it verifies: meta.json names the entry's own key
+and the sha256 of every file stored with it, and `lookup` checks both. A truncated,
+edited, swapped or foreign entry is discarded with a CacheWarning and built again; it
+never becomes a result. Entries live under a format folder (FORMAT), so entries of an
+older layout are never read as if they verified.
 """
 
 from __future__ import annotations
@@ -17,7 +23,22 @@ import os
 import shutil
 import tempfile
 import time
+import warnings
 from pathlib import Path
+
+FORMAT = "v2"  # the entry layout: meta.json with "key" and "files" digests
+
+
+class CacheWarning(UserWarning):
+    """A cache entry failed verification and was discarded (it is rebuilt)."""
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 DEFAULT_ROOT = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "iree-regress"
 
@@ -50,20 +71,49 @@ class Cache:
         self.not_before = time.time()
         self.hits = 0
         self.misses = 0
+        self.discarded = 0
 
     def entry(self, kind: str, key: str) -> Path:
-        return self.root / kind / key
+        return self.root / FORMAT / kind / key
 
     def lookup(self, kind: str, key: str) -> Path | None:
-        meta = self.entry(kind, key) / "meta.json"
+        entry = self.entry(kind, key)
+        meta = entry / "meta.json"
         try:
             fresh = meta.stat().st_mtime >= self.not_before
         except FileNotFoundError:
             return None
-        if self.enabled or fresh:
-            self.hits += 1
-            return meta.parent
-        return None
+        if not (self.enabled or fresh):
+            return None
+        problem = self._verify(entry, f"{kind}/{key}")
+        if problem:
+            warnings.warn(CacheWarning(f"discarded cache entry {entry}: {problem}; rebuilding it"),
+                          stacklevel=2)
+            shutil.rmtree(entry, ignore_errors=True)
+            self.discarded += 1
+            return None
+        self.hits += 1
+        return entry
+
+    @staticmethod
+    def _verify(entry: Path, name: str) -> str:
+        """'' when the entry is what its meta.json says, else what is wrong with it."""
+        try:
+            meta = json.loads((entry / "meta.json").read_text())
+        except (OSError, ValueError) as e:
+            return f"unreadable meta.json ({e})"
+        if not isinstance(meta, dict) or meta.get("key") != name:
+            return f"meta.json is not this entry's (key {meta.get('key') if isinstance(meta, dict) else '?'!r})"
+        files = meta.get("files")
+        if not isinstance(files, dict):
+            return "meta.json lists no file digests"
+        for file_name, want in files.items():
+            try:
+                if file_digest(entry / file_name) != want:
+                    return f"{file_name} does not match its digest"
+            except OSError:
+                return f"{file_name} is missing"
+        return ""
 
     @contextlib.contextmanager
     def compute_once(self, kind: str, key: str):
@@ -72,7 +122,7 @@ class Cache:
             with cache.compute_once("compile", key) as done:
                 if done: use(done) else: build into cache.store(...)
         """
-        lock_dir = self.root / "locks"
+        lock_dir = self.root / FORMAT / "locks"
         lock_dir.mkdir(parents=True, exist_ok=True)
         with open(lock_dir / f"{kind}-{key}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -91,6 +141,8 @@ class Cache:
                 (tmp / name).write_bytes(content)
             else:
                 shutil.move(str(content), tmp / name)
+        meta = {**meta, "key": f"{kind}/{key}",
+                "files": {name: file_digest(tmp / name) for name in files}}
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True, default=str))
         if final.exists():
             shutil.rmtree(final, ignore_errors=True)
@@ -100,7 +152,7 @@ class Cache:
 
     def scratch(self, prefix: str) -> Path:
         """A private directory for a tool's output before it is stored."""
-        d = self.root / "tmp"
+        d = self.root / FORMAT / "tmp"
         d.mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(prefix=prefix, dir=d))
 

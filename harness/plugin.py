@@ -65,6 +65,8 @@ def pytest_addoption(parser):
                 help="seconds before one iree-compile is killed and recorded as a timeout")
     g.addoption("--compile-memory-mb", type=float, default=8192.0,
                 help="resident MB at which one compile is killed and recorded as oom")
+    g.addoption("--run-timeout", type=float, default=120.0,
+                help="seconds before one iree-run-module is killed and recorded as a timeout")
     g.addoption("--hip-arch", default=targets.DEFAULT_HIP_ARCH, help="HIP target chip")
     g.addoption("--cuda-arch", default=targets.DEFAULT_CUDA_ARCH, help="CUDA target arch")
     g.addoption("--iree-reports-dir", default="reports",
@@ -94,12 +96,9 @@ def pytest_configure(config):
     config.stash[_RUN_ID_KEY] = (config.workerinput.get("iree_run_id", "") if _is_worker(config)
                                  else f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
     if not _is_worker(config):
-        config.pluginmanager.register(RunRecorder(config), "iree-regress-recorder")
-
-
-def pytest_configure_node(node):
-    """xdist controller: every worker writes the controller's run id."""
-    node.workerinput["iree_run_id"] = node.config.stash[_RUN_ID_KEY]
+        # xdist's hooks exist only when xdist is installed and not disabled (-p no:xdist).
+        recorder = XdistRecorder if config.pluginmanager.hasplugin("xdist") else RunRecorder
+        config.pluginmanager.register(recorder(config), "iree-regress-recorder")
 
 
 _RUN_ID_KEY = pytest.StashKey[str]()
@@ -122,6 +121,7 @@ def settings_for(config) -> Settings:
                         enabled=not config.getoption("no_iree_cache")),
             compile_bounds=Bounds(config.getoption("compile_timeout"),
                                   config.getoption("compile_memory_mb")),
+            run_bounds=Bounds(config.getoption("run_timeout"), config.getoption("compile_memory_mb")),
             target_options=targets.TargetOptions(config.getoption("hip_arch"),
                                                  config.getoption("cuda_arch")),
         )
@@ -194,8 +194,8 @@ def pytest_report_header(config):
 
 
 class RunRecorder:
-    """The controller's part of "no item without a result": cases that did not load and
-    items whose worker died get a results line too (registered in pytest_configure)."""
+    """The controller's part of "no item without a result": a case that did not load gets
+    a results line too (registered in pytest_configure)."""
 
     def __init__(self, config):
         self.config = config
@@ -207,6 +207,14 @@ class RunRecorder:
         _record(config, ItemRecord(case=_slug_of(report.nodeid), item="(collect)",
                                    outcome=COLLECT_ERROR, verdict=ERROR,
                                    message=str(report.longrepr)[-2000:], nodeid=report.nodeid))
+
+
+class XdistRecorder(RunRecorder):
+    """With pytest-xdist: workers write the controller's run id, and a worker that dies
+    leaves a result for the item it was running."""
+
+    def pytest_configure_node(self, node):
+        node.workerinput["iree_run_id"] = self.config.stash[_RUN_ID_KEY]
 
     def pytest_handlecrashitem(self, crashitem, report, sched):
         """xdist: a worker died while running `crashitem`; record it with its last stage,

@@ -93,15 +93,36 @@ def _last_diagnostic(stderr: str) -> str:
     return lines[-1][:300] if lines else ""
 
 
-def _cached_result(entry: Path, command: str | None = None) -> StageResult:
-    """A stored result; `command` re-spells it for this toolchain's paths (a cache entry
-    is shared by every install of the same compiler build)."""
+# Cached text never names the path of the case that first made the entry: entries are
+# shared by content, and a reader sees its own paths.
+_PATH_TOKEN = "{iree-regress:path}"
+
+
+def _portable(result: StageResult, path: Path | None) -> dict:
+    """The result as stored: `path` (the input the tool read) replaced by a token."""
+    data = result.as_dict()
+    if path is not None:
+        for key in ("detail", "log", "command"):
+            data[key] = data[key].replace(str(path), _PATH_TOKEN)
+    return data
+
+
+def _cached_result(entry: Path, command: str | None = None, path: Path | None = None) -> StageResult:
+    """A stored result, in the reader's terms: `command` re-spells it for this toolchain's
+    paths (an entry is shared by every install of the same compiler build), `path` is the
+    reader's own input."""
     meta = read_meta(entry)
     result = StageResult(**meta["result"])
     result.cached = True
+    for key in ("detail", "log", "command"):
+        setattr(result, key, getattr(result, key).replace(_PATH_TOKEN, str(path or "")))
     if command is not None:
         result.command = command
     return result
+
+
+# A result that depends on the bounds or the machine's load, not on the input alone.
+_NOT_CACHED = ("timeout", "oom")
 
 
 # ---------------------------------------------------------------------------- import
@@ -116,7 +137,7 @@ def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageR
     stage = "import" if import_mlir else "reference"
     with settings.cache.compute_once("torch", key) as done:
         if done:
-            return _cached_result(done), done
+            return _cached_result(done, path=program.parent), done
         out = settings.cache.scratch("torch-")
         argv = [settings.python, "-m", "harness.torch_job", program, case.inputs_dir, out]
         if import_mlir:
@@ -129,7 +150,7 @@ def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageR
             shutil.rmtree(out, ignore_errors=True)
             return result, None  # failures of the torch side are not cached: cheap to retry
         files = {p.name: p for p in out.iterdir()}
-        entry = settings.cache.store("torch", key, {"result": result.as_dict()}, files)
+        entry = settings.cache.store("torch", key, {"result": _portable(result, program.parent)}, files)
         shutil.rmtree(out, ignore_errors=True)
         return result, entry
 
@@ -167,23 +188,36 @@ def compile_stage(mlir: Path, flags: list[str], settings: Settings) -> tuple[Sta
     shown = display([_tool_name(settings, tc.compile), mlir, *flags, "-o", "module.vmfb"])
     with settings.cache.compute_once("compile", key) as done:
         if done:
-            result = _cached_result(done, shown)
+            result = _cached_result(done, shown, mlir)
             return result, (done / "module.vmfb") if result.ok else None
         out = settings.cache.scratch("compile-")
         vmfb = out / "module.vmfb"
         proc = run_bounded([tc.compile, mlir, *flags, "-o", vmfb], settings.compile_bounds)
         result = _from_process("compile", proc, shown)
-        if result.ok and not is_vmfb(vmfb):
-            result.status = "garbage"
-            result.detail = "iree-compile exited 0 but wrote no readable module"
+        if result.ok:
+            problem = module_problem(vmfb, tc, settings.run_bounds)
+            if problem:
+                result.status, result.detail = "garbage", f"iree-compile exited 0 but {problem}"
         files = {"module.vmfb": vmfb} if result.ok else {}
-        if result.status != "timeout":  # a timeout can be the machine's load: retry next run
-            entry = settings.cache.store("compile", key, {"result": result.as_dict(), "flags": flags},
+        entry = None
+        if result.status not in _NOT_CACHED:
+            entry = settings.cache.store("compile", key, {"result": _portable(result, mlir), "flags": flags},
                                          files)
-            shutil.rmtree(out, ignore_errors=True)
-            return result, (entry / "module.vmfb") if result.ok else None
         shutil.rmtree(out, ignore_errors=True)
-        return result, None
+        return result, (entry / "module.vmfb") if entry and result.ok else None
+
+
+def module_problem(vmfb: Path, toolchain: Toolchain, bounds: Bounds) -> str:
+    """'' when the runtime's own loader (iree-dump-module) accepts the module, else why
+    not. Without that tool (a tools dir lacking it) the file's identifier is checked."""
+    if not is_vmfb(vmfb):
+        return "wrote no readable module"
+    if toolchain.dump_module is None:
+        return ""
+    proc = run_bounded([toolchain.dump_module, vmfb], Bounds(min(bounds.timeout_s, 60), bounds.memory_mb))
+    if proc.ok:
+        return ""
+    return f"the module does not load (iree-dump-module: {_last_diagnostic(proc.stderr) or proc.status()})"
 
 
 # ------------------------------------------------------------------------------- run
@@ -204,7 +238,7 @@ def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[
                      *[f"--output=@{n}" for n in out_names]])
     with settings.cache.compute_once("run", key) as done:
         if done:
-            result = _cached_result(done, shown)
+            result = _cached_result(done, shown, case.inputs_dir)
             return result, ([np.load(done / n) for n in out_names] if result.ok else None)
         out = settings.cache.scratch("run-")
         argv = [tc.run_module, *args, *[f"--output=@{out / n}" for n in out_names]]
@@ -218,7 +252,7 @@ def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[
                 result.status = "garbage"
                 result.detail = f"iree-run-module exited 0 but its outputs are unreadable: {e}"
         if result.status in ("ok", "fail", "crash", "garbage"):
-            settings.cache.store("run", key, {"result": result.as_dict()},
+            settings.cache.store("run", key, {"result": _portable(result, case.inputs_dir)},
                                  {n: out / n for n in out_names if (out / n).is_file()} if result.ok else {})
         shutil.rmtree(out, ignore_errors=True)
         return result, outputs
@@ -274,7 +308,7 @@ def ir_stage(case: Case, check: IrCheck, settings: Settings) -> StageResult:
              + display(["filecheck", check.checks, f"--check-prefix={check.check_prefix}"]))
     with settings.cache.compute_once("ir", key) as done:
         if done:
-            return _cached_result(done, shown)
+            return _cached_result(done, shown, ir_input)
         out = settings.cache.scratch("ir-")
         produced = out / "output.mlir"
         proc = run_bounded([tool, ir_input, *check.args], settings.compile_bounds, stdout_path=produced)
@@ -287,8 +321,8 @@ def ir_stage(case: Case, check: IrCheck, settings: Settings) -> StageResult:
                                      proc.seconds + fc.seconds, proc.peak_rss_mb)
             else:
                 result.seconds = proc.seconds + fc.seconds
-        if result.status != "timeout":
-            settings.cache.store("ir", key, {"result": result.as_dict()},
+        if result.status not in _NOT_CACHED:
+            settings.cache.store("ir", key, {"result": _portable(result, ir_input)},
                                  {"output.mlir": produced} if produced.exists() else {})
         shutil.rmtree(out, ignore_errors=True)
         return result

@@ -45,6 +45,12 @@ class Toolchain:
     build_id: str = ""  # tools dir: size+mtime of the binaries (a rebuild keeps the version)
 
     @property
+    def dump_module(self) -> Path | None:
+        """iree-dump-module beside iree-run-module (the runtime's own module loader), if any."""
+        path = self.run_module.parent / "iree-dump-module"
+        return path if path.is_file() else None
+
+    @property
     def release(self) -> Version:
         """The release the compiler belongs to: 3.13.0rc20261016 -> 3.13.0.
 

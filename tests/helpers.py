@@ -5,6 +5,7 @@ iree-run-module as far as the harness can tell, and misbehave on request:
 
 * iree-compile acts on a line `// FAKE: <mode>` in its input file:
   ok (default) | segfault | abort | assert-exit | hang | oom | garbage | error
+  | zip-garbage (the zip magic and random bytes: only the runtime's loader can tell)
   | kill-worker (SIGKILLs the process that ran it: a pytest worker dying mid-item, then
   hangs) | leak (starts a child in a session of its own that sleeps, then compiles ok)
   An ok module is b"PK\\x03\\x04" + the input text, so a `// FAKE-RUN: <mode>` line in
@@ -13,8 +14,9 @@ iree-run-module as far as the harness can tell, and misbehave on request:
   Without `-o` (an [[ir]] check) it prints its input + "// produced-by: iree-compile".
 * iree-run-module: `--list_devices=...` prints nothing (no GPU here); otherwise the
   mode comes from $FAKE_IREE_RUN_MODE or the module's `FAKE-RUN:` marker:
-  identity (default: output i = input i) | wrong (input + 1) | crash | fail | garbage
+  identity (default: output i = input i) | wrong (input + 1) | crash | hang | fail | garbage
   | nothing (exit 0, write no outputs). $FAKE_IREE_RUN_LOG gets a line per run.
+* iree-dump-module accepts only what the fake iree-compile writes for an ok module.
 * iree-opt prints its input file + "// produced-by: iree-opt", or fails on
   `// FAKE: error`.
 """
@@ -88,6 +90,10 @@ elif mode == "garbage":
 elif mode == "error":
     sys.stderr.write(src + ":2:3: error: something went wrong in the fake compiler\n")
     sys.exit(1)
+elif mode == "zip-garbage":  # the zip magic, then nothing a runtime could load
+    with open(out, "wb") as f:
+        f.write(b"PK\x03\x04" + bytes(random.randrange(256) for _ in range(64)))
+    sys.exit(0)
 elif mode == "ok" and out is None:  # e.g. an [[ir]] check with --compile-to=...
     sys.stdout.write(text + "// produced-by: iree-compile\n")
     sys.exit(0)
@@ -121,6 +127,9 @@ mode = os.environ.get("FAKE_IREE_RUN_MODE") or (m.group(1).decode() if m else "i
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 if mode == "crash":
     os.kill(os.getpid(), signal.SIGSEGV)
+elif mode == "hang":
+    import time
+    time.sleep(3600)
 elif mode == "fail":
     sys.stderr.write("iree/vm/invocation.c:1: INVALID_ARGUMENT; error: fake run failure\n")
     sys.exit(1)
@@ -143,6 +152,16 @@ else:
 sys.exit(0)
 '''
 
+# The runtime's loader: accepts what the fake compiler writes for an ok module.
+_FAKE_DUMP = r'''#!{python}
+import sys
+data = open(sys.argv[1], "rb").read()
+if not data.startswith(b"PK\x03\x04FAKE-VMFB"):
+    sys.stderr.write("iree/vm/bytecode/module.c:1: INVALID_ARGUMENT; FlatBuffer verification failed\n")
+    sys.exit(1)
+print("module: fake")
+'''
+
 _FAKE_OPT = r'''#!{python}
 import re, sys
 
@@ -163,7 +182,7 @@ def make_toolchain(directory: Path, version: str = FAKE_VERSION,
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     for name, template in (("iree-compile", _FAKE_COMPILE), ("iree-run-module", _FAKE_RUN),
-                           ("iree-opt", _FAKE_OPT)):
+                           ("iree-opt", _FAKE_OPT), ("iree-dump-module", _FAKE_DUMP)):
         path = directory / name
         path.write_text(template.replace("{python}", sys.executable)
                         .replace("{version}", version).replace("{revision}", revision))

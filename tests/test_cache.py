@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cache import Cache, digest, read_meta
+from harness.cache import FORMAT, Cache, digest, read_meta
 from helpers import compile_case, numeric_case, plugin_args, results_by_item, write_case
 
 pytestmark = pytest.mark.harness
@@ -155,14 +155,14 @@ def test_cache_entries_are_complete(runner):
     compile_case(runner.cases, "a", "ok")
     compile_case(runner.cases, "b", "garbage")
     runner.run()
-    entries = sorted((runner.cache / "compile").iterdir())
+    entries = sorted((runner.cache / FORMAT / "compile").iterdir())
     assert len(entries) == 2 and not any(e.name.startswith(".") for e in entries)
     by_status = {read_meta(e)["result"]["status"]: e for e in entries}
     assert set(by_status) == {"ok", "garbage"}
     assert (by_status["ok"] / "module.vmfb").read_bytes().startswith(b"PK\x03\x04")
     assert not (by_status["garbage"] / "module.vmfb").exists()
     assert "--iree-opt-level=O0" in read_meta(by_status["ok"])["flags"]
-    assert list((runner.cache / "tmp").iterdir()) == []  # scratch dirs cleaned up
+    assert list((runner.cache / FORMAT / "tmp").iterdir()) == []  # scratch dirs cleaned up
 
 
 def test_rebuilt_compiler_with_same_version_is_not_served_from_cache(runner, tmp_path):
@@ -235,12 +235,14 @@ def test_cache_store_lookup_and_disable(tmp_path):
     assert cache.lookup("compile", "k1") == entry
     assert (entry / "module.vmfb").read_bytes() == b"PK\x03\x04"
     assert (entry / "note.txt").read_bytes() == b"hello"
-    assert read_meta(entry) == {"result": {"status": "ok"}}
+    meta = read_meta(entry)
+    assert meta["result"] == {"status": "ok"} and meta["key"] == "compile/k1"
+    assert set(meta["files"]) == {"module.vmfb", "note.txt"}  # each with its sha256
     assert (cache.hits, cache.misses) == (1, 1)
     # Storing again replaces the entry whole.
     cache.store("compile", "k1", {"result": {"status": "fail"}}, {})
     assert read_meta(entry)["result"]["status"] == "fail" and not (entry / "note.txt").exists()
-    assert [p.name for p in (tmp_path / "c" / "compile").iterdir()] == ["k1"]
+    assert [p.name for p in (tmp_path / "c" / FORMAT / "compile").iterdir()] == ["k1"]
     assert Cache(tmp_path / "c", enabled=False).lookup("compile", "k1") is None
 
 

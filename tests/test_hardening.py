@@ -1,0 +1,146 @@
+"""Hardening: the cache is trusted only as far as it verifies, modules are checked by
+the runtime's loader, bounds are not cached, concurrent runs keep their results, and
+cases that reach outside themselves are refused. Each test plants one probe of the
+hardening issue (fake tools and crafted cases) and checks the run ends with a correct,
+recorded result."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from harness.cache import FORMAT, Cache, CacheWarning
+from helpers import (IDENTITY_INPUT, MLIR_BODY, compile_case, numeric_case, plugin_args,
+                     results_by_item, write_case)
+
+
+class Runs:
+    def __init__(self, pytester, tools):
+        self.pytester, self.tools = pytester, tools
+        self.cases = pytester.path / "cases"
+        self.cache = pytester.path / "cache"
+        self.n = 0
+
+    def run(self, *args):
+        self.n += 1
+        reports = self.pytester.path / f"reports{self.n}"
+        result = self.pytester.runpytest(*plugin_args(self.tools, self.cache, reports), "cases", *args)
+        return result, results_by_item(reports)[1]
+
+    def entries(self, kind):
+        return sorted(p for p in (self.cache / FORMAT / kind).iterdir() if not p.name.startswith("."))
+
+
+@pytest.fixture
+def runs(pytester, fake_tools):
+    return Runs(pytester, fake_tools)
+
+
+KNOWN_BUG = {"targets": ["cpu"], "compiler": ">=3.0", "outcome": "compare-fail",
+             "match": "output 0: 6/6 elements differ", "reason": "the fake module adds one"}
+
+
+def planted(runs, kind, plant):
+    """Run once, damage every entry of `kind`, run again: the second run's records."""
+    runs.run()
+    for entry in runs.entries(kind):
+        plant(entry)
+    result, items = runs.run()
+    assert "CacheWarning" in result.stdout.str() and "discarded cache entry" in result.stdout.str()
+    return items
+
+
+@pytest.mark.parametrize("plant", [
+    lambda e: (e / "module.vmfb").write_bytes((e / "module.vmfb").read_bytes()[:100]),
+    lambda e: (e / "module.vmfb").write_bytes(b""),
+    lambda e: (e / "meta.json").write_text('{"result": {"sta'),
+], ids=["module-truncated-100B", "module-emptied", "meta-truncated"])
+def test_a_damaged_compile_entry_is_rebuilt_not_believed(runs, plant):
+    numeric_case(runs.cases, "bug", run="wrong", expect=[KNOWN_BUG])
+    items = planted(runs, "compile", plant)
+    assert items["bug::cpu-O0"]["verdict"] == "XFAIL"  # the known bug, not a run failure
+
+
+@pytest.mark.parametrize("plant", ["golden", "zeros", "truncated"])
+def test_a_tampered_run_output_is_rebuilt_not_believed(runs, plant):
+    """Overwriting the cached output with the golden would have made the known bug an
+    UNEXPECTED PASS; with zeros, a new compare failure blamed on the compiler."""
+    numeric_case(runs.cases, "bug", run="wrong", expect=[KNOWN_BUG])
+
+    def damage(entry):
+        out = entry / "out0.npy"
+        if plant == "golden":
+            np.save(out, IDENTITY_INPUT)
+        elif plant == "zeros":
+            np.save(out, np.zeros_like(IDENTITY_INPUT))
+        else:
+            out.write_bytes(out.read_bytes()[:20])
+    items = planted(runs, "run", damage)
+    assert items["bug::cpu-O0"]["verdict"] == "XFAIL"
+
+
+def test_another_cases_module_swapped_in_is_foreign(runs):
+    numeric_case(runs.cases, "one", run="wrong", expect=[KNOWN_BUG])
+    numeric_case(runs.cases, "two", run="identity")
+    runs.run()
+    a, b = runs.entries("compile")
+    (a / "module.vmfb").write_bytes((b / "module.vmfb").read_bytes())
+    result, items = runs.run()
+    assert "module.vmfb does not match its digest" in result.stdout.str()
+    assert items["one::cpu-O0"]["verdict"] == "XFAIL" and items["two::cpu-O0"]["verdict"] == "PASS"
+
+
+def test_cache_lookup_verifies_key_and_digests(tmp_path):
+    cache = Cache(tmp_path)
+    entry = cache.store("torch", "k", {"result": {}}, {"model.mlir": b"module {}", "eager0.npy": b"x"})
+    assert cache.lookup("torch", "k") == entry
+    other = cache.store("torch", "k2", {"result": {}}, {"model.mlir": b"module {}"})
+    (entry / "meta.json").write_text((other / "meta.json").read_text())  # a foreign entry
+    with pytest.warns(CacheWarning, match="not this entry's"):
+        assert cache.lookup("torch", "k") is None
+    assert not entry.exists() and cache.discarded == 1
+    entry = cache.store("torch", "k", {"result": {}}, {"model.mlir": b"module {}"})
+    (entry / "model.mlir").write_text("module { truncated")
+    with pytest.warns(CacheWarning, match="model.mlir does not match its digest"):
+        assert cache.lookup("torch", "k") is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert cache.lookup("torch", "missing") is None  # absent is not a warning
+
+
+def test_an_oom_under_a_small_bound_is_not_served_under_a_larger_one(runs):
+    compile_case(runs.cases, "hog", "oom")
+    _, items = runs.run("--compile-memory-mb", "200")
+    assert items["hog::cpu-O0"]["outcome"] == "compile-oom"
+    assert not any((runs.cache / FORMAT / "compile").glob("*/meta.json"))  # nothing cached
+
+
+def test_a_module_the_runtime_cannot_load_is_garbage_at_compile(runs):
+    compile_case(runs.cases, "zip", "zip-garbage")
+    _, items = runs.run()
+    stage = next(s for s in items["zip::cpu-O0"]["stages"] if s["stage"] == "compile")
+    assert items["zip::cpu-O0"]["outcome"] == "compile-garbage"
+    assert "the module does not load (iree-dump-module" in stage["detail"]
+
+
+def test_a_run_that_hangs_is_bounded_by_run_timeout(runs):
+    numeric_case(runs.cases, "sleepy", run="hang")
+    _, items = runs.run("--run-timeout", "1")
+    assert items["sleepy::cpu-O0"]["outcome"] == "run-timeout"
+
+
+def test_a_shared_entry_speaks_of_the_readers_own_path(runs):
+    text = "// FAKE: error\n" + MLIR_BODY
+    for slug in ("first", "second"):
+        write_case(runs.cases, slug, {"title": "t", "kind": "compile", "issues": ["iree-org/iree#1"],
+                                      "source": {"mlir": "model.mlir"},
+                                      "matrix": {"targets": ["cpu"], "opt_levels": ["O0"]}},
+                   {"model.mlir": text})
+    _, items = runs.run("-p", "no:xdist")
+    for slug in ("first", "second"):
+        stage = next(s for s in items[f"{slug}::cpu-O0"]["stages"] if s["stage"] == "compile")
+        assert f"cases/{slug}/model.mlir" in stage["detail"]
+        other = "second" if slug == "first" else "first"
+        assert f"cases/{other}/" not in stage["detail"] + stage["log"]
