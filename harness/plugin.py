@@ -28,7 +28,7 @@ from .outcomes import (COLLECT_ERROR, ERROR, FAIL, HARNESS_ERROR, PASS, SKIP, WO
                        XPASS)
 from .process import Bounds, become_subreaper, children, kill_descendants, kill_tree_root
 from .record import ItemRecord
-from .results import RESULTS_NAME, ResultsWriter, environment, read_results
+from .results import ResultsWriter, environment, link_newest, read_results, run_file
 from .runner import ItemResult, expectation_for, run_ir_item, run_matrix_item, verdict
 from .stages import Settings
 from .toolchain import ToolchainError, resolve
@@ -130,7 +130,8 @@ def settings_for(config) -> Settings:
 
 def _writer(config) -> ResultsWriter:
     if _WRITER_KEY not in config.stash:
-        config.stash[_WRITER_KEY] = ResultsWriter(config.stash[_REPORTS_KEY] / RESULTS_NAME)
+        config.stash[_WRITER_KEY] = ResultsWriter(run_file(config.stash[_REPORTS_KEY],
+                                                           config.stash[_RUN_ID_KEY]))
     return config.stash[_WRITER_KEY]
 
 
@@ -159,6 +160,7 @@ def pytest_sessionstart(session):
     env = environment(settings_for(config).toolchain)
     config.stash[_ENV_KEY] = env
     _writer(config).start({"environment": env, "run_id": config.stash[_RUN_ID_KEY]})
+    link_newest(config.stash[_REPORTS_KEY], _writer(config).path)
 
 
 def _record(config, record: ItemRecord) -> None:
@@ -357,7 +359,7 @@ def pytest_terminal_summary(terminalreporter, config):
     """Say which items ran compile-only, so a pass without a run is never silent."""
     if _is_worker(config) or _ENV_KEY not in config.stash:
         return
-    path = config.stash[_REPORTS_KEY] / RESULTS_NAME
+    path = _writer(config).path
     if not path.is_file():
         return
     _, items = read_results(path)

@@ -2,8 +2,12 @@
 
 One line per item (an ItemRecord), appended with a single write, so a killed run loses
 nothing it finished and concurrent xdist workers never interleave lines. The first line
-is the run's header (environment, run id); every item line carries the run id. JUnit
-XML comes from pytest itself (the plugin points it at reports/junit.xml).
+is the run's header (environment, run id); every item line carries the run id.
+
+Each run writes its own file, `reports/runs/<run id>.jsonl`, and `reports/results.jsonl`
+is a link to the newest: two runs at once in one checkout never truncate or mix each
+other's results, and a subset run never overwrites a full run's. JUnit XML comes from
+pytest itself (the plugin points it at reports/junit.xml).
 """
 
 from __future__ import annotations
@@ -43,6 +47,19 @@ def environment(toolchain: Toolchain) -> dict:
             "devices": {d: list(targets.list_devices(run_module, d)) for d in drivers},
             "device_info": {d: list(targets.device_info(run_module, d)) for d in drivers
                             if targets.list_devices(run_module, d)}}
+
+
+def run_file(reports: Path, run_id: str) -> Path:
+    return Path(reports) / "runs" / f"{run_id}.jsonl"
+
+
+def link_newest(reports: Path, run_path: Path) -> None:
+    """Point reports/results.jsonl at `run_path` (atomically: readers never see no file)."""
+    link = Path(reports) / RESULTS_NAME
+    tmp = link.with_name(f".{RESULTS_NAME}.{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    os.symlink(os.path.relpath(run_path, link.parent), tmp)
+    os.replace(tmp, link)
 
 
 class ResultsWriter:

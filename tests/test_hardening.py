@@ -144,3 +144,27 @@ def test_a_shared_entry_speaks_of_the_readers_own_path(runs):
         assert f"cases/{slug}/model.mlir" in stage["detail"]
         other = "second" if slug == "first" else "first"
         assert f"cases/{other}/" not in stage["detail"] + stage["log"]
+
+
+def test_two_runs_at_once_keep_their_own_results(tmp_path, fake_tools):
+    """Each run writes reports/runs/<run id>.jsonl; results.jsonl links to the newest."""
+    import json
+    import subprocess
+    import sys
+
+    cases = tmp_path / "cases"
+    for slug in ("a", "b", "c"):
+        compile_case(cases, slug)
+    reports = tmp_path / "reports"
+    argv = [sys.executable, "-m", "pytest", *plugin_args(fake_tools, tmp_path / "cache", reports), "cases"]
+    procs = [subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL) for _ in range(2)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    runs = sorted((reports / "runs").glob("*.jsonl"))
+    assert len(runs) == 2
+    for run in runs:
+        lines = [json.loads(line) for line in run.read_text().splitlines()]
+        run_id = lines[0]["run_id"]
+        assert run.stem == run_id and lines[0]["type"] == "run"
+        assert sorted(r["case"] for r in lines[1:]) == ["a", "b", "c"]  # all of its own, only its own
+        assert {r["run_id"] for r in lines[1:]} == {run_id}
+    assert (reports / "results.jsonl").resolve() in [r.resolve() for r in runs]
