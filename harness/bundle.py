@@ -40,6 +40,7 @@ def _commands(flags: list[str], driver: str, function: str, n_inputs: int,
 
 
 def _run_sh(compile_args, run_args, header: str) -> str:
+    header = " ".join(header.split())  # one comment line, whatever the case calls itself
     lines = ["#!/bin/sh", f"# {header}", "set -e", 'cd "$(dirname "$0")"',
              'IREE_COMPILE="${IREE_COMPILE:-iree-compile}"',
              'IREE_RUN_MODULE="${IREE_RUN_MODULE:-iree-run-module}"',
@@ -101,14 +102,32 @@ Files: `input.mlir`, `inputs/*.npy`, `expected/*.npy` in this folder.
 """
 
 
-def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path) -> Path:
-    """Write the bundle of a matrix item (target + level) into `out`."""
+# What a bundle folder holds; an existing --out is replaced only when it holds nothing else.
+BUNDLE_NAMES = {"input.mlir", "module.vmfb", "inputs", "expected", "outputs", "run.sh",
+                "run_bundle.py", "compare.py", "bundle.json", "ISSUE.md"}
+
+
+def _clear(out: Path, force: bool) -> None:
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder")
+    foreign = sorted(p.name for p in out.iterdir() if p.name not in BUNDLE_NAMES)
+    if foreign and not force:
+        raise ValueError(f"--out {out} holds files a bundle does not write ({', '.join(foreign[:5])}"
+                         f"{', ...' if len(foreign) > 5 else ''}): choose another folder or pass --force")
+    shutil.rmtree(out)
+
+
+def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
+                 force: bool = False) -> Path:
+    """Write the bundle of a matrix item (target + level) into `out`, replacing an earlier
+    bundle there, never a folder of other files (unless `force`)."""
     if result.target is None:
         raise ValueError(f"{case.slug}::{result.name}: ir checks have no bundle; the item's "
                          f"command is the reproducer: {result.reproducer()}")
     out = Path(out)
-    if out.exists():
-        shutil.rmtree(out)
+    _clear(out, force)
     (out / "inputs").mkdir(parents=True)
     (out / "expected").mkdir()
     _, mlir = import_stage(case, settings)  # cached: the same IR the item compiled

@@ -29,6 +29,8 @@ FAMILIES = ("transpose", "topk", "scatter", "attention", "other")
 HISTORY_STATUSES = ("fixed", "open", "guard", "unknown")
 ISSUE_REF = re.compile(r"[\w.-]+/[\w.-]+#\d+")
 CASES_DIR = Path("cases")
+# A case's directory name is its slug: it reaches shell scripts, HTML and Markdown.
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 # Above this a tolerance hides real wrong numbers unless the case says why it needs it.
 LOOSE_TOLERANCE = 1e-2
 
@@ -353,6 +355,9 @@ def load_case(manifest: Path, require_golden: bool = True) -> Case:
     except tomllib.TOMLDecodeError as e:
         raise CaseError(f"{manifest}: not valid TOML: {e}") from None
     top = _Reader(manifest, data)
+    if not SLUG.fullmatch(case_dir.name):
+        raise CaseError(f"{manifest}: the case directory name {case_dir.name!r} is not a slug "
+                        "(lower-case letters, digits and '-', starting with a letter or digit)")
     top.reject_unknown({"title", "kind", "issues", "prs", "family", "found_by", "source", "matrix",
                         "compare", "ir", "expect", "history"})
 

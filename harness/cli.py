@@ -248,7 +248,7 @@ def cmd_repro(args) -> int:
         # one item: --out is the bundle; several: one subfolder each
         out = Path(args.out) / f"{case.slug}--{name}" if len(wanted) > 1 else Path(args.out)
         try:
-            write_bundle(case, result, settings, out)
+            write_bundle(case, result, settings, out, force=args.force)
         except ValueError as e:
             print(f"skip: {e}")
             continue
@@ -377,6 +377,8 @@ def main(argv=None) -> int:
     rb.add_argument("--target", default=None, help="only these targets, e.g. cuda,vulkan")
     rb.add_argument("--iree-tools-dir", default=None)
     rb.add_argument("--release", default=None, help="use this IREE release (installed, cached)")
+    rb.add_argument("--force", action="store_true",
+                    help="replace --out even when it holds files a bundle does not write")
     release_source_options(rb)
     rr = sub.add_parser("run-bundle", help="run bundles' modules here and compare (runtime only)")
     rr.add_argument("bundles", nargs="+")
@@ -408,9 +410,13 @@ def main(argv=None) -> int:
         return cmd_run(rest)
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    return {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
+    commands = {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
             "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case,
-            "report": cmd_report, "list": cmd_list, "lint": cmd_lint, "repro": cmd_repro, "run-bundle": cmd_run_bundle}[args.command](args)
+            "report": cmd_report, "list": cmd_list, "lint": cmd_lint, "repro": cmd_repro, "run-bundle": cmd_run_bundle}
+    try:
+        return commands[args.command](args)
+    except CaseError as e:  # a malformed case: its own message names file and field
+        raise SystemExit(f"iree-regress: {e}") from None
 
 
 if __name__ == "__main__":

@@ -32,6 +32,11 @@ def _md(text) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def _code(text) -> str:
+    """Text inside a fenced block: it must not be able to close the fence."""
+    return str(text).replace("```", "` ` `")
+
+
 def _verdict_counts(model: ReportModel) -> str:
     return ", ".join(f"{n} {s}" for s, n in model.counts.items() if n)
 
@@ -79,8 +84,8 @@ def markdown(model: ReportModel) -> str:
         names = ", ".join(f"`{_md(i.key)}`" for i in g.items[:12])
         more = f" and {len(g.items) - 12} more" if len(g.items) > 12 else ""
         out += [f"### {g.outcome} x{len(g.items)}: {g.signature}", "", f"Items: {names}{more}", "",
-                "```", diagnosis(g.example)[-1500:], "```", "", "Reproducer:", "",
-                "```sh", g.example.reproducer, "```", ""]
+                "```", _code(diagnosis(g.example)[-1500:]), "```", "", "Reproducer:", "",
+                "```sh", _code(g.example.reproducer), "```", ""]
     return "\n".join(out) + "\n"
 
 

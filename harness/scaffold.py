@@ -12,12 +12,11 @@ import re
 import shutil
 from pathlib import Path
 
-from .case import ISSUE_REF, issue_url
+from .case import ISSUE_REF, SLUG, issue_url
 from .reference import load_program, write_golden
 
 # The entry point: a func.func or a util.func (torch imports and many lit tests use the latter).
 _FUNC = re.compile(r"(?:func\.func|util\.func)\s+(?:public\s+)?@([\w$.-]+)")
-SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
 class ScaffoldError(ValueError):
@@ -77,9 +76,9 @@ def readme(slug: str, title: str, issues: list[str], source_note: str, golden: b
 def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = None,
              from_mlir: Path | None = None, reference: Path | None = None,
              from_torch: str | None = None, function: str | None = None) -> Path:
-    if not SLUG.match(slug):
+    if not SLUG.fullmatch(slug):
         raise ScaffoldError(f"slug {slug!r}: use lower-case words joined by '-'")
-    if not issues or any(not ISSUE_REF.match(i) for i in issues):
+    if not issues or any(not ISSUE_REF.fullmatch(i) for i in issues):
         raise ScaffoldError(f"--issue must be owner/repo#N, got {issues or 'nothing'}")
     if (from_mlir is None) == (from_torch is None):
         raise ScaffoldError("give exactly one of --from-mlir and --from-torch")

@@ -168,3 +168,56 @@ def test_two_runs_at_once_keep_their_own_results(tmp_path, fake_tools):
         assert sorted(r["case"] for r in lines[1:]) == ["a", "b", "c"]  # all of its own, only its own
         assert {r["run_id"] for r in lines[1:]} == {run_id}
     assert (reports / "results.jsonl").resolve() in [r.resolve() for r in runs]
+
+
+HOSTILE_NAMES = ['x"><img src=x onerror=alert(1)>', "evil\nrm -rf ~"]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES, ids=["html", "newline"])
+def test_a_case_named_to_inject_is_refused_and_reported_escaped(runs, name, tmp_path):
+    from harness.cli import main as cli_main
+
+    compile_case(runs.cases, name)
+    _, items = runs.run()
+    (record,) = items.values()
+    assert record["outcome"] == "collect-error" and "is not a slug" in record["message"]
+    out = tmp_path / "report"
+    assert cli_main(["report", str(runs.pytester.path / f"reports{runs.n}" / "results.jsonl"),
+                     "--out", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert "<img src=x" not in page
+    assert ("&lt;img src=x" in page) == ("<img" in name)
+    # Outside code blocks, one line per entry whatever the name; nothing closes a fence.
+    prose, fenced = [], False
+    for line in (out / "summary.md").read_text().splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            prose.append(line)
+    assert not any(line.startswith("rm -rf") for line in prose)
+
+
+def test_repro_out_refuses_a_folder_it_did_not_write(tmp_path, monkeypatch):
+    from harness.bundle import _clear
+
+    precious = tmp_path / "mine"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    with pytest.raises(ValueError, match="holds files a bundle does not write \\(thesis.tex\\)"):
+        _clear(precious, force=False)
+    assert (precious / "thesis.tex").exists()
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "run.sh").write_text("#!/bin/sh\n")
+    (bundle / "inputs").mkdir()
+    _clear(bundle, force=False)  # an earlier bundle is replaced
+    assert not bundle.exists()
+    _clear(precious, force=True)
+    assert not precious.exists()
+
+
+def test_a_bundle_script_gets_one_comment_line_whatever_the_header(tmp_path):
+    from harness.bundle import _run_sh
+
+    script = _run_sh(["input.mlir", "-o", "module.vmfb"], None, "case\ntouch /tmp/pwned")
+    assert "\ntouch" not in script and "# case touch /tmp/pwned" in script
