@@ -51,7 +51,7 @@ def recorded_commands(results: Path) -> list[str]:
     _, items = read_results(results)
     seen, commands = set(), []
     for item in items:
-        for stage in item["stages"]:
+        for stage in item.stages:
             cmd = stage.get("command")
             if cmd and cmd not in seen and stage["status"] != "skip":
                 seen.add(cmd)

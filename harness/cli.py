@@ -142,7 +142,8 @@ def cmd_scan(args, case) -> int:
     """prove --scan: every release (or --versions), a table, and the bug's windows."""
     from .history.prove import items_to_prove, run_release
     from .history.releases import available, sort_versions
-    from .history.window import outcome_table, windows, write_scan
+    from .history.window import outcome_table, windows
+    from .history.writeback import write_scan
     from .toolchain import installed
 
     versions = sort_versions(args.versions.split(",")) if args.versions else available(_source(args))

@@ -1,10 +1,7 @@
-"""The bisect search, version ordering, outcome classification and the git-bisect-run
-exit-code protocol, on fake version sources (no IREE needed)."""
+"""The bisect search and version ordering, on fake version sources (no IREE needed).
+What counts as bad, and git-bisect-run's exit codes, are in test_history.py."""
 
 import math
-import stat
-import sys
-import textwrap
 
 import pytest
 
@@ -100,75 +97,3 @@ def test_flaky_probe_becomes_skip_and_is_stepped_around():
     assert steady("3.1.0").state == GOOD
     result = bisect(versions, steady)
     assert (result.last_good, result.first_bad, result.undecided) == ("3.3.0", "3.5.0", ["3.4.0"])
-
-
-# --------------------------------------------------------------- git-bisect-run protocol
-
-FAKE_COMPILE = """\
-#!{python}
-import sys, os
-if "--version" in sys.argv:
-    print("IREE compiler version 3.14.0.dev @ 0123abcd"); sys.exit(0)
-mode = os.environ.get("FAKE_MODE", "ok")
-if mode == "error":
-    print("error: failed to legalize operation 'foo.bar'", file=sys.stderr); sys.exit(1)
-if mode == "crash":
-    import signal; os.kill(os.getpid(), signal.SIGSEGV)
-out = sys.argv[sys.argv.index("-o") + 1]
-open(out, "wb").write(b"PK\\x03\\x04" + b"\\0" * 64)
-"""
-
-
-def make_case(root, expect_outcome):
-    case = root / "cases" / "fake-case"
-    case.mkdir(parents=True)
-    (case / "model.mlir").write_text("func.func @main() { return }\n")
-    (case / "case.toml").write_text(textwrap.dedent(f"""
-        title = "fake"
-        kind = "compile"
-        issues = ["iree-org/iree#1"]
-        [source]
-        mlir = "model.mlir"
-        [matrix]
-        targets = ["cpu"]
-        opt_levels = ["O0"]
-        [history]
-        bad_outcome = "{expect_outcome}"
-        [[history.window]]
-        first_bad = "3.5.0"
-        last_bad = "3.5.0"
-    """))
-    return case
-
-
-def make_tools(root):
-    tools = root / "build" / "tools"
-    tools.mkdir(parents=True)
-    for name in ("iree-compile", "iree-opt", "iree-run-module"):
-        p = tools / name
-        p.write_text(FAKE_COMPILE.format(python=sys.executable))
-        p.chmod(p.stat().st_mode | stat.S_IEXEC)
-    return tools
-
-
-@pytest.mark.parametrize("mode,code", [("ok", 0), ("crash", 1), ("error", 125)])
-def test_git_bisect_run_exit_codes(tmp_path, monkeypatch, mode, code):
-    """good -> 0, the bug (a crash) -> 1, an unrelated compile error -> 125 (skip)."""
-    make_case(tmp_path, "compile-crash")
-    tools = make_tools(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("FAKE_MODE", mode)
-    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
-    from harness.cli import main
-
-    assert main(["git-bisect-run", "fake-case::cpu-O0", "--tools-dir", str(tools)]) == code
-
-
-def test_git_bisect_run_missing_build_is_skip_not_bad(tmp_path, monkeypatch):
-    make_case(tmp_path, "compile-crash")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
-    from harness.cli import main
-
-    assert main(["git-bisect-run", "fake-case::cpu-O0", "--tools-dir",
-                 str(tmp_path / "no-build-here")]) == 125

@@ -8,7 +8,6 @@ results.jsonl and terminal output. run_bounded is also tested on its own.
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import time

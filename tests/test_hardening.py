@@ -221,3 +221,20 @@ def test_a_bundle_script_gets_one_comment_line_whatever_the_header(tmp_path):
 
     script = _run_sh(["input.mlir", "-o", "module.vmfb"], None, "case\ntouch /tmp/pwned")
     assert "\ntouch" not in script and "# case touch /tmp/pwned" in script
+
+
+def test_a_tool_writing_a_gigabyte_to_stderr_leaves_the_harness_small():
+    """Only a bounded head and tail of a tool's output is ever held (measured: ~15 MB)."""
+    import subprocess
+    import sys
+
+    probe = ("import resource, sys\n"
+             "from harness.process import Bounds, run_bounded\n"
+             "chatty = 'import sys\\nb = b\"e\" * (1 << 20)\\nfor _ in range(1024): sys.stderr.buffer.write(b)'\n"
+             "r = run_bounded([sys.executable, '-c', chatty], Bounds(timeout_s=120))\n"
+             "assert r.ok and len(r.stderr) < 13000, (r.status(), len(r.stderr))\n"
+             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=180,
+                         cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.strip()) < 200  # MB resident, for 1024 MB of stderr

@@ -14,7 +14,8 @@ from harness.bug import BUG, GOOD, SKIP, Bug
 from harness.case import load_case
 from harness.cli import main as cli_main
 from harness.history.prove import ReleaseRun
-from harness.history.window import derive_match, windows
+from harness.history.message import derive_match
+from harness.history.window import windows
 from harness.lint import lint_case
 from harness.toolchain import from_tools_dir
 
@@ -192,6 +193,10 @@ def test_scan_prove_bisect_and_git_bisect_run_agree(releases, capsys):
     codes = {v: cli_main(["git-bisect-run", "fake-case::cpu-O0", "--tools-dir", str(releases.builds / v)])
              for v in RELEASES}
     assert codes == {"3.0.0": 0, "3.1.0": 125, "3.2.0": 125, "3.3.0": 1, "3.4.0": 1, "3.5.0": 0}
+
+
+def test_git_bisect_run_without_a_usable_build_is_skip_not_bad(releases, tmp_path):
+    assert cli_main(["git-bisect-run", "fake-case::cpu-O0", "--tools-dir", str(tmp_path / "no-build")]) == 125
 
 
 def test_prove_fails_when_the_onset_release_shows_the_bug(releases, capsys):

@@ -3,7 +3,6 @@ bundles run with the runtime alone. The bundle test uses the real installed IREE
 a two-line program (about 5 s: one compile, one torch start)."""
 
 import textwrap
-from types import SimpleNamespace
 
 import numpy as np
 import pytest

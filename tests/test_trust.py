@@ -7,7 +7,6 @@ bug, an IR check of another target under --target, and a lint that rejects loose
 expectations, naming file and field.
 """
 
-import json
 
 import numpy as np
 import pytest

@@ -1,0 +1,136 @@
+"""`prove --scan --write`: a scan's measurement written into the case.
+
+[history] gets the bug's outcomes, the measured message, the items and the windows; the
+[[expect]] entries that describe the bug are replaced by ones scoped to what was
+measured (per window, target and outcome: the levels and releases it showed on), so
+expectations and history never drift apart. Other expectations (other bugs, other
+releases) and the rest of the file, comments included, are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from ..bug import Bug
+from ..case import Case, Expectation, Window
+from ..item import ItemId
+from .window import Measured
+
+def _blocks(text: str) -> list[str]:
+    """The file split at table headers (the preamble first), losslessly; comment lines
+    just above a header go with the table below them."""
+    starts = [m.start() for m in re.finditer(r"(?:^#[^\n]*\n)*^\[", text, re.M)]
+    starts = sorted(set([0] + starts))
+    return [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
+
+
+def _header(block: str) -> str:
+    for line in block.splitlines():
+        if line.startswith("["):
+            return line.split("#")[0].strip()
+    return ""
+
+
+def _toml(value) -> str:
+    return json.dumps(value)  # a JSON string or list of strings is a TOML basic string / array
+
+
+def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
+    """The bug's [[expect]] entries, scoped to what was measured: per window, per target
+    (or the ir checks) and per outcome the bug showed there, the levels and the releases
+    it showed on (open-ended for an open window)."""
+    blocks = []
+    for w in measured.windows:
+        # (target or "ir", outcome) -> (levels or ir names, releases)
+        groups: dict[tuple[str, str], tuple[set[str], list[str]]] = {}
+        for name, shown in measured.item_outcomes.items():
+            item = ItemId.parse(name)
+            for version, outcome in shown:
+                if not w.holds(version):
+                    continue
+                key = ("ir" if item.is_ir else item.target, outcome)
+                names, versions = groups.setdefault(key, (set(), []))
+                names.add(item.ir_check if item.is_ir else item.opt_level)
+                versions.append(version)
+        for (scope, outcome), (names, versions) in sorted(groups.items()):
+            first, last = min(versions, key=Version), max(versions, key=Version)
+            open_end = w.first_good is None and Version(last) == Version(w.last_bad)
+            rng = f">={first}" if open_end else f">={first},<={last}"
+            where = (f"ir = {_toml(sorted(names))}" if scope == "ir" else
+                     f"targets = {_toml([scope])}\nopt_levels = {_toml(sorted(names))}")
+            lines = ["[[expect]]", where, f"compiler = {_toml(rng)}", f"outcome = {_toml(outcome)}"]
+            if measured.match:
+                lines.append(f"match = {_toml(measured.match)}")
+            lines.append(f"reason = {_toml(_reason(case, w))}")
+            blocks.append("\n".join(lines) + "\n")
+    return blocks
+
+
+def _reason(case: Case, w: Window) -> str:
+    cite = ", ".join(case.issues) or f"found by {case.found_by}"
+    end = f"fixed in {w.first_good}" if w.first_good else "still open"
+    return f"{cite}: measured {w.first_bad}..{w.last_bad}, {end}"
+
+
+def history_block(case: Case, bug: Bug, measured: Measured) -> str:
+    lines = ["[history]", f"# Measured by `iree-regress prove {case.slug} --scan`.",
+             f"measured = {_toml(' '.join(measured.versions))}"]
+    if measured.windows:
+        outcomes = list(bug.outcomes)
+        lines.append(f"bad_outcome = {_toml(outcomes[0] if len(outcomes) == 1 else outcomes)}")
+        lines.append(f"bad_items = {_toml(list(measured.items))}")
+        if measured.match:
+            lines.append(f"bad_match = {_toml(measured.match)}")
+    else:
+        lines.append('status = "unknown"')
+    for w in measured.windows:
+        lines += ["", "[[history.window]]"]
+        if w.last_good:
+            lines.append(f"last_good = {_toml(w.last_good)}")
+        lines += [f"first_bad = {_toml(w.first_bad)}", f"last_bad = {_toml(w.last_bad)}"]
+        if w.first_good:
+            lines.append(f"first_good = {_toml(w.first_good)}")
+    return "\n".join(lines) + "\n"
+
+
+def write_scan(case: Case, bug: Bug, measured: Measured) -> None:
+    """Replace [history] and the [[expect]] entries that describe this bug; keep the rest."""
+    kept = []
+    for block in _blocks(case.manifest.read_text()):
+        header = _header(block)
+        if header in ("[history]", "[[history.window]]"):
+            continue
+        if header == "[[expect]]" and _describes(block, bug, measured):
+            continue
+        kept.append(block)
+    text = "".join(kept).rstrip() + "\n\n"
+    text += "".join(b + "\n" for b in expectations_for(case, bug, measured))
+    text += history_block(case, bug, measured)
+    Path(case.manifest).write_text(text)
+
+
+def _describes(block: str, bug: Bug, measured: Measured) -> bool:
+    """Whether an [[expect]] block is about this bug, so the measured ones replace it: its
+    outcome is the bug's, it covers an item the bug was measured on, and its message is
+    the bug's or matches what the bug printed (or it has none: it would hide the bug)."""
+    entry = tomllib.loads(block.replace("[[expect]]", "", 1))
+    if entry.get("outcome") not in bug.outcomes:
+        return False
+    scope = Expectation(entry["outcome"], "", _opt(entry, "targets"), _opt(entry, "opt_levels"),
+                        _opt(entry, "ir"), SpecifierSet(entry.get("compiler", "")), None)
+    if not any(ItemId.parse(n).covered_by(scope) for n in measured.items):
+        return False
+    if "match" not in entry or bug.match is None or entry["match"] == bug.match.pattern:
+        return True
+    old = re.compile(entry["match"])
+    return any(old.search(t) for t in measured.texts)
+
+
+def _opt(entry: dict, key: str):
+    return tuple(entry[key]) if key in entry else None
