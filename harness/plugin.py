@@ -12,7 +12,6 @@ cases still run (--continue-on-collection-errors is turned on for case runs).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -168,11 +167,46 @@ def _record(config, record: ItemRecord) -> None:
     _writer(config).append(record)
 
 
-def _inflight(config, nodeid: str) -> Path:
-    """Where a running item notes its stage, so that a dead worker's item is recorded
-    with the stage it died in."""
-    name = hashlib.sha256(nodeid.encode()).hexdigest()[:24]
-    return config.stash[_REPORTS_KEY] / ".inflight" / f"{name}.json"
+class InflightNote:
+    """A worker notes which item and stage it is in, so that if it dies the controller
+    records that item with that stage. One small file per worker, rewritten in place
+    (a stage change costs a write, not a file creation)."""
+
+    def __init__(self, reports: Path, worker: str):
+        folder = reports / ".inflight"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.fd = os.open(folder / f"{worker}.json", os.O_RDWR | os.O_CREAT, 0o644)
+
+    def note(self, nodeid: str, stage: str) -> None:
+        data = json.dumps({"nodeid": nodeid, "stage": stage}).encode()
+        os.pwrite(self.fd, data, 0)
+        os.ftruncate(self.fd, len(data))
+
+    @staticmethod
+    def stage_of(reports: Path, nodeid: str) -> str:
+        for path in (reports / ".inflight").glob("*.json"):
+            try:
+                note = json.loads(path.read_text() or "{}")
+            except (OSError, ValueError):
+                continue
+            if note.get("nodeid") == nodeid:
+                return note.get("stage", "?")
+        return "?"
+
+
+_INFLIGHT_KEY = pytest.StashKey[InflightNote]()
+
+
+def _progress(config, nodeid: str):
+    """The stage callback of an item: noted for the controller under xdist (elsewhere a
+    dying harness takes the whole run with it, and nothing is left to record it)."""
+    if not _is_worker(config):
+        return None
+    if _INFLIGHT_KEY not in config.stash:
+        config.stash[_INFLIGHT_KEY] = InflightNote(config.stash[_REPORTS_KEY],
+                                                   config.workerinput["workerid"])
+    note = config.stash[_INFLIGHT_KEY]
+    return lambda stage: note.note(nodeid, stage)
 
 
 def _slug_of(nodeid: str) -> str:
@@ -222,13 +256,7 @@ class XdistRecorder(RunRecorder):
         """xdist: a worker died while running `crashitem`; record it with its last stage,
         and kill its tools (re-parented here: this process is their subreaper)."""
         _kill_tools()
-        stage = "?"
-        marker = _inflight(self.config, crashitem)
-        try:
-            stage = json.loads(marker.read_text()).get("stage", "?")
-            marker.unlink()
-        except (OSError, ValueError):
-            pass
+        stage = InflightNote.stage_of(self.config.stash[_REPORTS_KEY], crashitem)
         _record(self.config, ItemRecord(
             case=_slug_of(crashitem), item=crashitem.rsplit("::", 1)[-1], outcome=WORKER_CRASH,
             verdict=ERROR, message=f"the pytest worker died during the {stage} stage",
@@ -277,9 +305,8 @@ class CaseItem(pytest.Item):
                 self.add_marker(marker)
 
     def runtest(self):
-        marker = _inflight(self.config, self.nodeid)
         try:
-            result, v = self._run(marker)
+            result, v = self._run()
         except Exception as e:  # the harness's own failure: still a result, never lost
             _record(self.config, ItemRecord(
                 case=self.case.slug, item=self.name, outcome=HARNESS_ERROR, verdict=ERROR,
@@ -287,8 +314,6 @@ class CaseItem(pytest.Item):
                 opt_level=self.opt_level, ir_check=self.check.name if self.check else None,
                 issues=list(self.case.issues), family=self.case.family, nodeid=self.nodeid))
             raise
-        finally:
-            marker.unlink(missing_ok=True)
         record = result.record(v, nodeid=self.nodeid)
         _record(self.config, record)
         for key in ("outcome", "verdict", "compiler", "seconds", "compile_only"):
@@ -302,13 +327,9 @@ class CaseItem(pytest.Item):
         if v.kind == SKIP:
             pytest.skip(v.message)
 
-    def _run(self, marker: Path):
+    def _run(self):
         settings = settings_for(self.config)
-        marker.parent.mkdir(parents=True, exist_ok=True)
-
-        def progress(stage: str):
-            marker.write_text(json.dumps({"nodeid": self.nodeid, "stage": stage}))
-
+        progress = _progress(self.config, self.nodeid)
         if self.check is not None:
             result = run_ir_item(self.case, self.check, settings, progress)
         else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +47,7 @@ class StageResult:
         return self.status == "ok"
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return dict(self.__dict__)  # shallow: stored or serialised at once
 
 
 @dataclass(frozen=True)
