@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -158,6 +159,7 @@ def pytest_sessionstart(session):
         return
     env = environment(settings_for(config).toolchain)
     config.stash[_ENV_KEY] = env
+    shutil.rmtree(config.stash[_REPORTS_KEY] / ".inflight", ignore_errors=True)  # an old run's notes
     _writer(config).start({"environment": env, "run_id": config.stash[_RUN_ID_KEY]})
     link_newest(config.stash[_REPORTS_KEY], _writer(config).path)
 
