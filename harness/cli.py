@@ -169,18 +169,28 @@ def cmd_scan(args, case) -> int:
 
 
 def cmd_list(args) -> int:
-    """Every case with its status and measured windows (from case.toml alone)."""
+    """Every case with its family, status and measured windows (from case.toml alone),
+    grouped and counted by family."""
+    rows, invalid = [], []
     for manifest in discover(CASES_DIR):
         try:
-            case = find_case(str(manifest))
+            rows.append(find_case(str(manifest)))
         except CaseError as e:
-            print(f"{manifest.parent.name:<48} INVALID: {e}")
-            continue
-        h = case.history
-        bug = f" ({'/'.join(h.bad_outcomes)})" if h.bad_outcomes else ""
-        refs = " ".join(case.issues) or f"found by {case.found_by}"
-        print(f"{case.slug:<48} {case.kind:<8} {h.status:<7} {h.describe() + bug:<52} {refs}")
-    return 0
+            invalid.append(f"{manifest.parent.name}: INVALID: {e}")
+    print(f"{'case':<48} {'kind':<8} {'status':<7} {'windows (bug outcome)':<52} issues")
+    for family in sorted({c.family for c in rows}):
+        cases = [c for c in rows if c.family == family]
+        proven = sum(c.history.status in ("fixed", "open") for c in cases)
+        print(f"-- {family}: {len(cases)} cases, {proven} with windows, "
+              f"{sum(c.history.status == 'guard' for c in cases)} guards")
+        for case in cases:
+            h = case.history
+            bug = f" ({'/'.join(h.bad_outcomes)})" if h.bad_outcomes else ""
+            refs = " ".join(case.issues) or f"found by {case.found_by}"
+            print(f"{case.slug:<48} {case.kind:<8} {h.status:<7} {h.describe() + bug:<52} {refs}")
+    for line in invalid:
+        print(line)
+    return 1 if invalid else 0
 
 
 def cmd_lint(args) -> int:

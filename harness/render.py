@@ -37,6 +37,10 @@ def _code(text) -> str:
     return str(text).replace("```", "` ` `")
 
 
+def _family_counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {state}" for state, n in counts.items() if state != "cases")
+
+
 def _verdict_counts(model: ReportModel) -> str:
     return ", ".join(f"{n} {s}" for s, n in model.counts.items() if n)
 
@@ -47,6 +51,10 @@ def markdown(model: ReportModel) -> str:
     out = ["# iree-regress report", ""]
     out += [f"- **{k}**: {v}" for k, v in _env_lines(model.environment)]
     out += ["", f"**{len(model.items)} items**: {_verdict_counts(model)}", ""]
+    out += ["## By family", "", "| family | cases | items |", "|---|---|---|"]
+    out += [f"| {family} | {counts['cases']} | {_family_counts(counts)} |"
+            for family, counts in model.families().items()]
+    out.append("")
     if model.diff is not None:
         d = model.diff
         out += ["## Since the previous run", ""]
@@ -161,6 +169,9 @@ def html_page(model: ReportModel) -> str:
         changes = ", ".join(_e(f"{c.key} {c.before:.1f}s→{c.after:.1f}s") for c in d.time_changes) or "none"
         parts.append(f"<li><b>Compile-time changes</b> ({len(d.time_changes)}): {changes}</li></ul>")
 
+    parts.append("<h2>By family</h2><table class='env'>" + "".join(
+        f"<tr><th align=left>{_e(f)}</th><td>{c['cases']} cases</td><td>{_e(_family_counts(c))}</td></tr>"
+        for f, c in model.families().items()) + "</table>")
     cols = model.columns
     parts.append("<h2>Matrix</h2><table class='matrix'><tr><th>case</th>"
                  + "".join(f"<th>{_e(c)}</th>" for c in cols) + ("<th>ir</th>" if model.has_ir else "") + "</tr>")
@@ -169,7 +180,8 @@ def html_page(model: ReportModel) -> str:
         links = " ".join(f"<a href='{_e(url)}'>{_e(ref)}</a>" for ref, url in row.issue_links())
         errors = "".join(f"<br>{_cell_text(i)}" for i in row.errors)
         window = f"<br><small>{_e(row.windows)}</small>" if row.windows else ""
-        tds = [f"<td class='case' title='{_e(row.title)}'><b>{_e(row.slug)}</b><br>{links}{window}{errors}</td>"]
+        tds = [f"<td class='case' title='{_e(row.title)}'><b>{_e(row.slug)}</b> <small>{_e(row.family)}</small>"
+               f"<br>{links}{window}{errors}</td>"]
         for c in cols:
             item = row.cells.get(c)
             if item is None:

@@ -40,6 +40,7 @@ class CaseRow:
     title: str
     issues: list[str]
     windows: str = ""  # the case's bug windows, as its items recorded them
+    family: str = "other"
     cells: dict[str, ItemRecord] = field(default_factory=dict)  # column -> item
     ir_cells: list[ItemRecord] = field(default_factory=list)
     errors: list[ItemRecord] = field(default_factory=list)  # the case did not load
@@ -57,6 +58,16 @@ class ReportModel:
     diff: RunDiff | None
     counts: dict[str, int]
     warnings: list[str] = field(default_factory=list)
+
+    def families(self) -> dict[str, dict[str, int]]:
+        """family -> cell state -> items, and "cases" -> how many cases."""
+        table: dict[str, dict[str, int]] = {}
+        for row in self.rows:
+            counts = table.setdefault(row.family, {"cases": 0})
+            counts["cases"] += 1
+            for item in [*row.cells.values(), *row.ir_cells, *row.errors]:
+                counts[item.cell_state] = counts.get(item.cell_state, 0) + 1
+        return dict(sorted(table.items()))
 
     def gate_lines(self) -> list[str]:
         """Why this run fails the gate: against the previous run when there is one."""
@@ -77,7 +88,8 @@ def build(results: Path, previous: Path | None = None) -> ReportModel:
     header, items = read_results(results, warnings.append)
     rows: dict[str, CaseRow] = {}
     for item in items:
-        row = rows.setdefault(item.case, CaseRow(item.case, item.title, item.issues, item.windows))
+        row = rows.setdefault(item.case, CaseRow(item.case, item.title, item.issues, item.windows,
+                                                 item.family))
         if item.ir_check:
             row.ir_cells.append(item)
         elif item.target:
@@ -88,5 +100,6 @@ def build(results: Path, previous: Path | None = None) -> ReportModel:
     for item in items:
         counts[item.cell_state] += 1
     diff = diff_runs(read_results(previous, warnings.append)[1], items) if previous else None
-    return ReportModel(header.get("environment", {}), sorted(rows.values(), key=lambda r: r.slug),
+    return ReportModel(header.get("environment", {}),
+                       sorted(rows.values(), key=lambda r: (r.family, r.slug)),
                        items, group_failures(items), diff, counts, warnings)
