@@ -117,14 +117,15 @@ def test_flag_names():
 # ------------------------------------------------- against real compilers' --help-hidden
 
 def _release_sites() -> list[Path]:
+    """Every release installed under the cache: releases/<source>/<version>/ (releases.py)."""
     root = cache_root() / "releases"
-    return sorted(p for p in root.glob("*/lib/python3*/site-packages")
-                  if (p / "iree" / "compiler" / "_mlir_libs" / "iree-compile").is_file())
+    return sorted(p for p in root.glob("*/*") if (p / ".complete").is_file()
+                  and (p / "iree" / "compiler" / "_mlir_libs" / "iree-compile").is_file())
 
 
 def _toolchains():
     params = [pytest.param("installed", id="installed")]
-    params += [pytest.param(site, id=site.parents[2].name) for site in _release_sites()]
+    params += [pytest.param(site, id=f"{site.parent.name}-{site.name}") for site in _release_sites()]
     return params
 
 
@@ -134,7 +135,7 @@ def _toolchain(which) -> toolchain.Toolchain:
             return toolchain.installed()
         except toolchain.ToolchainError as e:
             pytest.skip(f"no installed IREE compiler: {e}")
-    return toolchain.from_site_packages(which, f"release {which.parents[2].name}")
+    return toolchain.from_site_packages(which, f"release {which.name}")
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +177,7 @@ def test_release_dirs_hold_the_release_they_are_named_for():
         pytest.skip(f"no releases installed under {cache_root() / 'releases'}")
     for site in sites:
         tc = toolchain.from_site_packages(site, "release")
-        assert str(tc.release) == site.parents[2].name, tc.describe()
+        assert str(tc.release) == site.name, tc.describe()
         assert re.fullmatch(r"[0-9a-f]{40}", tc.compiler_revision), tc.describe()
 
 
