@@ -144,7 +144,7 @@ def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
         shutil.copy(p, out / "inputs" / f"input{i}.npy")
     for i, p in enumerate(expected):
         shutil.copy(p, out / "expected" / f"output{i}.npy")
-    driver = targets.PROFILES[result.target].driver
+    driver = targets.BY_NAME[result.target].driver
     env = environment(settings.toolchain)
     header = f"{case.slug}::{result.name}: {result.outcome} with IREE {result.compiler}"
     compile_args, run_args = _commands(flags, driver, case.function, len(inputs), len(expected))

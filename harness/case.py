@@ -17,7 +17,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from .outcomes import parse_stage_outcome
-from .targets import OPT_LEVELS, TARGETS
+from .targets import DEFAULT_TARGETS, OPT_LEVELS, TARGETS, family_of
 
 KINDS = ("numeric", "compile", "ir")
 COMPARE_MODES = ("values", "indices")
@@ -88,7 +88,7 @@ class Expectation:
             return self.targets is None and self.opt_levels is None
         if self.ir_checks is not None:
             return False
-        return ((self.targets is None or target in self.targets)
+        return ((self.targets is None or target in self.targets or family_of(target) in self.targets)
                 and (self.opt_levels is None or opt_level in self.opt_levels))
 
 
@@ -406,7 +406,7 @@ def load_case(manifest: Path, require_golden: bool = True) -> Case:
 
     matrix = top.sub("matrix") if "matrix" in data else _Reader(manifest, {}, "matrix")
     matrix.reject_unknown({"targets", "opt_levels", "flags", "target_flags"})
-    targets = matrix.str_list("targets", TARGETS, allowed=TARGETS)
+    targets = matrix.str_list("targets", DEFAULT_TARGETS, allowed=TARGETS)
     opt_levels = matrix.str_list("opt_levels", OPT_LEVELS, allowed=OPT_LEVELS)
     flags = matrix.str_list("flags", ())
     target_flags = {}

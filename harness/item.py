@@ -15,7 +15,7 @@ from .cache import Cache
 from .case import Case, find_case
 from .runner import ItemResult, run_ir_item, run_matrix_item
 from .stages import Settings
-from .targets import OPT_LEVELS, TARGETS
+from .targets import BY_NAME, OPT_LEVELS, TARGETS
 from .toolchain import Toolchain
 
 IR_PREFIX = "ir-"
@@ -49,11 +49,15 @@ class ItemId:
         return cls(target, level)
 
     @classmethod
-    def of(cls, case: Case) -> list["ItemId"]:
-        """Every item of a case, in matrix order then ir checks."""
+    def of(cls, case: Case, more_targets=()) -> list["ItemId"]:
+        """Every item of a case, in matrix order then ir checks. `more_targets`: rows
+        outside the default matrix asked for by name, kept where the case names their
+        family (hip-gfx1100 for a case of hip)."""
         items = []
         if case.kind != "ir":
-            items += [cls(t, o) for t in case.targets for o in case.opt_levels]
+            wanted = list(case.targets) + [t for t in more_targets if t not in case.targets
+                                           and BY_NAME[t].covered_by in case.targets]
+            items += [cls(t, o) for t in wanted for o in case.opt_levels]
         return items + [cls(ir_check=c.name) for c in case.ir_checks]
 
     def covered_by(self, expectation) -> bool:
@@ -66,7 +70,7 @@ def parse_ref(ref: str) -> tuple[Case, ItemId | None]:
     case = find_case(case_part)
     if not item:
         return case, None
-    names = [i.name for i in ItemId.of(case)]
+    names = [i.name for i in ItemId.of(case, [t for t, row in BY_NAME.items() if not row.default])]
     if item not in names:
         raise SystemExit(f"iree-regress: {case.slug} has no item {item!r}; items: {', '.join(names)}")
     return case, ItemId.parse(item)

@@ -49,8 +49,9 @@ def _csv(allowed):
 
 def pytest_addoption(parser):
     g = parser.getgroup("iree-regress", "IREE regression cases")
-    g.addoption("--target", type=_csv(targets.TARGETS), default=targets.TARGETS,
-                help="comma-separated targets to collect (default: cpu,vulkan,hip,cuda)")
+    g.addoption("--target", type=_csv(targets.TARGETS), default=targets.DEFAULT_TARGETS,
+                help=f"comma-separated targets to collect (default: {','.join(targets.DEFAULT_TARGETS)}; "
+                     f"known: {','.join(targets.TARGETS)})")
     g.addoption("--opt-level", type=_csv(targets.OPT_LEVELS), default=targets.OPT_LEVELS,
                 help="comma-separated optimization levels (default: O0,O1,O2,O3)")
     g.addoption("--iree-tools-dir", default=None,
@@ -67,8 +68,9 @@ def pytest_addoption(parser):
                 help="resident MB at which one compile is killed and recorded as oom")
     g.addoption("--run-timeout", type=float, default=120.0,
                 help="seconds before one iree-run-module is killed and recorded as a timeout")
-    g.addoption("--hip-arch", default=targets.DEFAULT_HIP_ARCH, help="HIP target chip")
-    g.addoption("--cuda-arch", default=targets.DEFAULT_CUDA_ARCH, help="CUDA target arch")
+    for row in targets.ROWS:
+        if row.arch_option:
+            g.addoption(row.arch_option, default=row.arch, help=f"the chip the {row.name} target compiles for")
     g.addoption("--iree-reports-dir", default="reports",
                 help="where results.jsonl (and junit.xml, unless --junitxml) are written")
 
@@ -122,8 +124,8 @@ def settings_for(config) -> Settings:
             compile_bounds=Bounds(config.getoption("compile_timeout"),
                                   config.getoption("compile_memory_mb")),
             run_bounds=Bounds(config.getoption("run_timeout"), config.getoption("compile_memory_mb")),
-            target_options=targets.TargetOptions(config.getoption("hip_arch"),
-                                                 config.getoption("cuda_arch")),
+            target_options=targets.TargetOptions(tuple(
+                (row.name, config.getoption(row.arch_option)) for row in targets.ROWS if row.arch_option)),
         )
     return config.stash[_SETTINGS_KEY]
 
@@ -271,7 +273,8 @@ class CaseFile(pytest.File):
         case = load_case(self.path)  # CaseError -> a collection error for this file only
         opts = self.config.option
         checks = {c.name: c for c in case.ir_checks}
-        for item in ItemId.of(case):
+        extra = [t for t in opts.target if not targets.BY_NAME[t].default]
+        for item in ItemId.of(case, extra):
             check = checks.get(item.ir_check)
             # An IR check belongs to the target its own flags compile for, or to none.
             target = targets.target_of_flags(check.args) if check else item.target

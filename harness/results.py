@@ -38,7 +38,7 @@ def package_versions() -> dict[str, str]:
 def environment(toolchain: Toolchain) -> dict:
     """The fingerprint every report carries: versions, host CPU, devices and drivers."""
     run_module = str(toolchain.run_module)
-    drivers = ("vulkan", "hip", "cuda")
+    drivers = targets.DEVICE_DRIVERS
     return {"compiler_version": toolchain.compiler_version,
             "compiler_revision": toolchain.compiler_revision,
             "runtime_version": toolchain.runtime_version, "toolchain": toolchain.source,

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 from .case import ISSUE_REF, SLUG, issue_url
+from .targets import DEFAULT_TARGETS
 from .reference import load_program, write_golden
 
 # The entry point: a func.func or a util.func (torch imports and many lit tests use the latter).
@@ -38,7 +39,7 @@ def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str])
         *source_lines,
         "",
         "[matrix]",
-        'targets = ["cpu", "vulkan", "hip", "cuda"]',
+        f"targets = {_toml_list(DEFAULT_TARGETS)}",
         'opt_levels = ["O0", "O1", "O2", "O3"]',
         "flags = []  # the issue's own iree-compile flags",
         "",

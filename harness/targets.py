@@ -19,44 +19,76 @@ from pathlib import Path
 
 from packaging.version import Version
 
-TARGETS = ("cpu", "vulkan", "hip", "cuda")
 OPT_LEVELS = ("O0", "O1", "O2", "O3")
 
-DEFAULT_HIP_ARCH = "gfx942"
-DEFAULT_CUDA_ARCH = "sm_80"
-
-# (first release with the spelling, spelling). Newest first; the first row whose
-# release is <= the compiler's release wins.
-HIP_ARCH_FLAG = (
+# Per-release spellings: (first release with the spelling, spelling), newest first; the
+# first row whose release is <= the compiler's release wins.
+Spellings = tuple[tuple[Version, "str | None"], ...]
+HIP_ARCH_FLAG: Spellings = (
     (Version("3.12.0"), "--iree-rocm-target={arch}"),  # renamed in 3.12
     (Version("0"), "--iree-hip-target={arch}"),
 )
+CUDA_ARCH_FLAG: Spellings = ((Version("0"), "--iree-cuda-target={arch}"),)
 # --iree-opt-level appeared in 3.3.0; older compilers have no single switch for it.
-OPT_LEVEL_FLAG = (
+OPT_LEVEL_FLAG: Spellings = (
     (Version("3.3.0"), "--iree-opt-level={level}"),
     (Version("0"), None),
 )
 
 
 @dataclass(frozen=True)
-class TargetProfile:
-    name: str
+class Target:
+    """One column of the matrix. Adding a target (another chip, another backend) is
+    adding a row to ROWS; options, markers, report columns and devices follow from it."""
+    name: str  # the column and marker: cpu, hip, hip-gfx1100, ...
+    flags: tuple[str, ...]  # iree-compile flags naming the HAL device / backend
     driver: str  # runtime HAL driver, as in `--device=<driver>` / `--list_devices=<driver>`
     description: str
+    arch: str | None = None  # the chip compiled for
+    arch_flag: Spellings = ()  # how each release spells the chip option
+    arch_option: str | None = None  # command-line option that overrides `arch`
+    local: bool = False  # runs on this machine's CPU (local-task), no device to find
+    default: bool = True  # in every case's matrix unless the case says otherwise
+    family: str = ""  # the target a case names to cover this row too ("" = its own name)
+
+    @property
+    def covered_by(self) -> str:
+        return self.family or self.name
 
 
-PROFILES = {
-    "cpu": TargetProfile("cpu", "local-task", "llvm-cpu, run on local-task"),
-    "vulkan": TargetProfile("vulkan", "vulkan", "vulkan-spirv, run on a Vulkan device (Mesa lavapipe here)"),
-    "hip": TargetProfile("hip", "hip", "rocm/hip, compile-only unless a HIP device exists"),
-    "cuda": TargetProfile("cuda", "cuda", "cuda, compile-only unless a CUDA device exists"),
-}
+ROWS = (
+    Target("cpu", ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
+                   "--iree-llvmcpu-target-cpu=host"), "local-task", "llvm-cpu, run on local-task",
+           local=True),
+    Target("vulkan", ("--iree-hal-target-device=vulkan",), "vulkan",
+           "vulkan-spirv, run on a Vulkan device (Mesa lavapipe here)"),
+    Target("hip", ("--iree-hal-target-device=hip",), "hip",
+           "rocm/hip, compile-only unless a HIP device exists", "gfx942", HIP_ARCH_FLAG, "--hip-arch"),
+    Target("cuda", ("--iree-hal-target-device=cuda",), "cuda",
+           "cuda, compile-only unless a CUDA device exists", "sm_80", CUDA_ARCH_FLAG, "--cuda-arch"),
+    # More chips of a family are more columns, outside the default matrix: `--target
+    # hip-gfx1100` adds them to every case whose matrix (or expectation) names "hip".
+    Target("hip-gfx1100", ("--iree-hal-target-device=hip",), "hip",
+           "rocm/hip for RDNA3 (gfx1100)", "gfx1100", HIP_ARCH_FLAG, default=False, family="hip"),
+)
+BY_NAME = {t.name: t for t in ROWS}
+TARGETS = tuple(BY_NAME)  # every target a case or the command line may name
+DEFAULT_TARGETS = tuple(t.name for t in ROWS if t.default)
+DEVICE_DRIVERS = tuple(dict.fromkeys(t.driver for t in ROWS if not t.local))
+
+
+def family_of(target: str | None) -> str | None:
+    """The target a case or an expectation names to cover `target` (hip for hip-gfx1100)."""
+    return BY_NAME[target].covered_by if target in BY_NAME else target
 
 
 @dataclass(frozen=True)
 class TargetOptions:
-    hip_arch: str = DEFAULT_HIP_ARCH
-    cuda_arch: str = DEFAULT_CUDA_ARCH
+    """Chips chosen on the command line: target name -> arch (others: the row's own)."""
+    arch: tuple[tuple[str, str], ...] = ()
+
+    def arch_of(self, target: Target) -> str | None:
+        return dict(self.arch).get(target.name, target.arch)
 
 
 def _spelling(table, release: Version):
@@ -73,21 +105,14 @@ def opt_level_supported(release: Version) -> bool:
 def compile_flags(target: str, opt_level: str, release: Version,
                   options: TargetOptions = TargetOptions()) -> list[str]:
     """The iree-compile flags for one (target, opt level) on compiler `release`."""
-    if target not in PROFILES:
+    if target not in BY_NAME:
         raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
     if opt_level not in OPT_LEVELS:
         raise ValueError(f"unknown opt level {opt_level!r}; known: {', '.join(OPT_LEVELS)}")
-    if target == "cpu":
-        flags = ["--iree-hal-target-device=local",
-                 "--iree-hal-local-target-device-backends=llvm-cpu",
-                 "--iree-llvmcpu-target-cpu=host"]
-    elif target == "vulkan":
-        flags = ["--iree-hal-target-device=vulkan"]
-    elif target == "hip":
-        flags = ["--iree-hal-target-device=hip",
-                 _spelling(HIP_ARCH_FLAG, release).format(arch=options.hip_arch)]
-    else:
-        flags = ["--iree-hal-target-device=cuda", f"--iree-cuda-target={options.cuda_arch}"]
+    row = BY_NAME[target]
+    flags = list(row.flags)
+    if row.arch_flag:
+        flags.append(_spelling(row.arch_flag, release).format(arch=options.arch_of(row)))
     level_flag = _spelling(OPT_LEVEL_FLAG, release)
     if level_flag:
         flags.append(level_flag.format(level=opt_level))
@@ -176,8 +201,8 @@ def host_cpu_name() -> str:
 
 def run_device(target: str, run_module: str) -> str | None:
     """The --device for running `target` here, or None when nothing here can run it."""
-    profile = PROFILES[target]
-    if target == "cpu":
-        return "local-task"
-    devices = list_devices(str(run_module), profile.driver)
+    row = BY_NAME[target]
+    if row.local:
+        return row.driver
+    devices = list_devices(str(run_module), row.driver)
     return devices[0] if devices else None

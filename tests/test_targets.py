@@ -88,8 +88,18 @@ def test_cpu_vulkan_cuda_flags():
                                                              "--iree-cuda-target=sm_80"]
 
 
+def test_another_chip_is_one_row():
+    """hip-gfx1100 is one row of targets.ROWS: it compiles for its chip with the release's
+    spelling, runs on the hip driver, and stays out of the default matrix."""
+    assert compile_flags("hip-gfx1100", "O3", Version("3.13.0")) == [
+        "--iree-hal-target-device=hip", "--iree-rocm-target=gfx1100", "--iree-opt-level=O3"]
+    assert "--iree-hip-target=gfx1100" in compile_flags("hip-gfx1100", "O3", Version("3.11.0"))
+    assert "hip-gfx1100" in TARGETS and "hip-gfx1100" not in targets.DEFAULT_TARGETS
+    assert targets.run_device("hip-gfx1100", "/nonexistent/iree-run-module") is None
+
+
 def test_target_options_arch():
-    opts = TargetOptions(hip_arch="gfx1100", cuda_arch="sm_90")
+    opts = TargetOptions((("hip", "gfx1100"), ("cuda", "sm_90")))
     assert "--iree-rocm-target=gfx1100" in compile_flags("hip", "O0", Version("3.13.0"), opts)
     assert "--iree-hip-target=gfx1100" in compile_flags("hip", "O0", Version("3.4.0"), opts)
     assert "--iree-cuda-target=sm_90" in compile_flags("cuda", "O0", Version("3.13.0"), opts)

@@ -205,3 +205,13 @@ def test_lint_command_exits_non_zero_and_names_the_field(tmp_path, monkeypatch, 
     monkeypatch.chdir(tmp_path)
     assert cli_main(["lint", "--results", str(tmp_path / "none.jsonl")]) == 1
     assert "field 'expect[0].match': missing" in capsys.readouterr().out
+
+
+def test_another_chip_joins_the_cases_of_its_family_only_when_asked(pytester, fake_tools):
+    compile_case(pytester.path / "cases", "on-hip", matrix={"targets": ["hip"], "opt_levels": ["O0"]})
+    compile_case(pytester.path / "cases", "on-cpu", matrix={"targets": ["cpu"], "opt_levels": ["O0"]})
+    result, _ = run(pytester, fake_tools, "cases", "--collect-only", "-q")
+    assert "hip-gfx1100" not in result.stdout.str()
+    result, _ = run(pytester, fake_tools, "cases", "--target", "hip-gfx1100", "--collect-only", "-q")
+    out = result.stdout.str()
+    assert "on-hip/case.toml::hip-gfx1100-O0" in out and "on-cpu" not in out
