@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything the suite needs on a fresh Debian machine: Mesa lavapipe (software
-# Vulkan, so vulkan items run without a GPU), Chromium (the HTML report's render
-# test), then the Python packages. torch is pinned
+# Vulkan, so vulkan items run without a GPU), the Vulkan headers and gcc (the layer
+# that shows lavapipe to IREE runtimes before 3.12, harness/vulkan_layer.py), Chromium
+# (the HTML report's render test), then the Python packages. torch is pinned
 # in pyproject.toml (an unpinned torch pulls a multi-GB CUDA build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,6 @@ sudo=""
 [ "$(id -u)" = 0 ] || sudo="sudo"  # hosted CI runners: apt needs root, pip must not have it
 if command -v apt-get >/dev/null && { [ -z "$sudo" ] || command -v sudo >/dev/null; }; then
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq mesa-vulkan-drivers libvulkan1 chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq mesa-vulkan-drivers libvulkan1 libvulkan-dev gcc chromium >/dev/null
 fi
 python3 -m pip install -q --disable-pip-version-check -e .

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
-from . import targets
+from . import targets, vulkan_layer
 from .cache import Cache, digest, read_meta
 from .case import Case, IrCheck
 from .compare import compare_outputs
 from .process import Bounds, ProcessResult, display, run_bounded
 from .reference import load_arrays, npy_files
-from .toolchain import Toolchain
+from .toolchain import Toolchain, release_of
 
 # A vmfb is a zip (flatbuffer + embedded executables) or a bare flatbuffer whose file
 # identifier "IREE" sits at byte 4. Anything else written as a module is garbage.
@@ -224,9 +224,12 @@ def module_problem(vmfb: Path, toolchain: Toolchain, bounds: Bounds) -> str:
 
 def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[StageResult, list[np.ndarray] | None]:
     tc = settings.toolchain
-    device = targets.run_device(target, str(tc.run_module))
+    runtime = release_of(tc.runtime_version) if tc.runtime_version else None
+    env = vulkan_layer.env_for(runtime) if targets.BY_NAME[target].driver == "vulkan" else ()
+    device = targets.run_device(target, str(tc.run_module), env)
     if device is None:
-        return StageResult("run", "skip", f"compile-only: no {target} device here"), None
+        why = vulkan_layer.why_hidden(runtime) if targets.BY_NAME[target].driver == "vulkan" else ""
+        return StageResult("run", "skip", f"compile-only: no {target} device here{why}"), None
     inputs = npy_files(case.inputs_dir)
     n_outputs = len(npy_files(case.expected_dir))
     args = [f"--module={vmfb}", f"--device={device}", f"--function={case.function}"]
@@ -242,7 +245,8 @@ def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[
             return result, ([np.load(done / n) for n in out_names] if result.ok else None)
         out = settings.cache.scratch("run-")
         argv = [tc.run_module, *args, *[f"--output=@{out / n}" for n in out_names]]
-        proc = run_bounded(argv, settings.run_bounds)
+        bounds = replace(settings.run_bounds, env={**settings.run_bounds.env, **dict(env)})
+        proc = run_bounded(argv, bounds)
         result = _from_process("run", proc, shown)
         outputs = None
         if result.ok:

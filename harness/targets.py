@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -159,16 +160,20 @@ def host_cpu_id() -> str:
     return f"{model.group(1) if model else '?'}|{digest}"
 
 
+def _env(extra: tuple[tuple[str, str], ...]) -> dict | None:
+    return {**os.environ, **dict(extra)} if extra else None
+
+
 @functools.lru_cache(maxsize=None)
-def list_devices(run_module: str, driver: str) -> tuple[str, ...]:
+def list_devices(run_module: str, driver: str, env: tuple[tuple[str, str], ...] = ()) -> tuple[str, ...]:
     """Device URIs the runtime sees for a driver, e.g. ('vulkan://GPU-6d65...',).
 
-    Runtimes up to 3.11 hide Mesa's software Vulkan device from a plain
-    `--device=vulkan`, but list it; the listed URI works on every release.
+    `env`: extra environment (the Vulkan layer that shows lavapipe to runtimes before
+    3.12, vulkan_layer.py); the listed URI is used, which works on every release.
     """
     try:
         out = subprocess.run([run_module, f"--list_devices={driver}"], capture_output=True,
-                             text=True, timeout=60)
+                             text=True, timeout=60, env=_env(env))
     except (OSError, subprocess.TimeoutExpired):
         return ()
     return tuple(line.strip() for line in out.stdout.splitlines()
@@ -199,10 +204,10 @@ def host_cpu_name() -> str:
     return host_cpu_id().split("|", 1)[0]
 
 
-def run_device(target: str, run_module: str) -> str | None:
+def run_device(target: str, run_module: str, env: tuple[tuple[str, str], ...] = ()) -> str | None:
     """The --device for running `target` here, or None when nothing here can run it."""
     row = BY_NAME[target]
     if row.local:
         return row.driver
-    devices = list_devices(str(run_module), row.driver)
+    devices = list_devices(str(run_module), row.driver, env)
     return devices[0] if devices else None
