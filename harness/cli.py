@@ -29,6 +29,15 @@ from .case import CASES_DIR, CaseError, discover, find_case
 from .item import ItemId, parse_ref, run_item, settings_with
 
 
+def _own_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("iree-regress")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
 def _bug(case, args):
     """The case's bug, with --bad-outcome / --bad-match overrides (harness/bug.py)."""
     from .bug import Bug, BugUndefined
@@ -55,10 +64,23 @@ def cmd_golden(args) -> int:
 
 
 def cmd_env(args) -> int:
-    from .report import environment
-    from .toolchain import resolve
+    from .results import environment
+    from .toolchain import ToolchainError, resolve
 
-    print(json.dumps(environment(resolve(args.iree_tools_dir)), indent=2))
+    try:
+        env = environment(resolve(args.iree_tools_dir))
+    except ToolchainError as e:
+        raise SystemExit(f"iree-regress: {e}") from None
+    if args.json:
+        print(json.dumps(env, indent=2))
+        return 0
+    print(f"IREE compiler   {env['compiler_version']} @ {env['compiler_revision'][:12]} ({env['toolchain']})")
+    print(f"IREE runtime    {env['runtime_version']}")
+    print("packages        " + ", ".join(f"{k} {v}" for k, v in env["packages"].items() if v))
+    print(f"host CPU        {env['host_cpu']} ({env['machine']}): what -target-cpu=host compiles for")
+    for driver, devices in env["devices"].items():
+        names = [d.get("name", "?") for d in env.get("device_info", {}).get(driver, [])]
+        print(f"{driver + ' devices':<16}{', '.join(names or devices) or 'none (items compile only)'}")
     return 0
 
 
@@ -330,12 +352,15 @@ def cmd_prove(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="iree-regress", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version",
+                        version=f"iree-regress {_own_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("run", help="run the cases with pytest (extra args go to pytest)")
     g = sub.add_parser("golden", help="write inputs/ and expected/ of cases from PyTorch")
     g.add_argument("cases", nargs="+", help="case slugs or directories")
     e = sub.add_parser("env", help="print the toolchain and devices this machine has")
     e.add_argument("--iree-tools-dir", default=None)
+    e.add_argument("--json", action="store_true", help="the fingerprint reports carry, as JSON")
 
     def release_source_options(p):
         p.add_argument("--find-links", default=None,

@@ -215,3 +215,16 @@ def test_another_chip_joins_the_cases_of_its_family_only_when_asked(pytester, fa
     result, _ = run(pytester, fake_tools, "cases", "--target", "hip-gfx1100", "--collect-only", "-q")
     out = result.stdout.str()
     assert "on-hip/case.toml::hip-gfx1100-O0" in out and "on-cpu" not in out
+
+
+def test_env_and_version_commands(fake_tools, capsys):
+    from harness.cli import main as cli_main
+
+    assert cli_main(["env", "--iree-tools-dir", str(fake_tools)]) == 0
+    out = capsys.readouterr().out
+    assert "IREE compiler   3.13.0rc20261016" in out and "host CPU" in out
+    assert cli_main(["env", "--json", "--iree-tools-dir", str(fake_tools)]) == 0
+    assert '"compiler_version": "3.13.0rc20261016"' in capsys.readouterr().out
+    with pytest.raises(SystemExit) as done:
+        cli_main(["--version"])
+    assert done.value.code == 0 and "iree-regress" in capsys.readouterr().out
