@@ -60,7 +60,7 @@ def derive_match(results) -> str | None:
                 counts, sizes = outputs.setdefault((int(out), total), (set(), set()))
                 counts.add(n)
                 sizes.add(_decade(err))
-        patterns = [".*".join(f"output {out}: ({'|'.join(sorted(ns, key=int))})/{total} elements differ"
+        patterns = [".*".join(f"output {out}(?: \\(indices[^)]*\\))?: ({'|'.join(sorted(ns, key=int))})/{total} elements differ"
                               f"[^;]*; max abs err ({'|'.join(sorted(errs))})"
                               for (out, total), (ns, errs) in sorted(outputs.items()))
                     for outputs in shapes.values()]
