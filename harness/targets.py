@@ -71,6 +71,8 @@ ROWS = (
     # hip-gfx1100` adds them to every case whose matrix (or expectation) names "hip".
     Target("hip-gfx1100", ("--iree-hal-target-device=hip",), "hip",
            "rocm/hip for RDNA3 (gfx1100)", "gfx1100", HIP_ARCH_FLAG, default=False, family="hip"),
+    Target("cuda-sm_89", ("--iree-hal-target-device=cuda",), "cuda",
+           "cuda for Ada (sm_89)", "sm_89", CUDA_ARCH_FLAG, default=False, family="cuda"),
 )
 BY_NAME = {t.name: t for t in ROWS}
 TARGETS = tuple(BY_NAME)  # every target a case or the command line may name
