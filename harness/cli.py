@@ -192,27 +192,61 @@ def cmd_scan(args, case) -> int:
 
 def cmd_list(args) -> int:
     """Every case with its family, status and measured windows (from case.toml alone),
-    grouped and counted by family."""
+    grouped and counted by family; --markdown gives docs/families.md."""
     rows, invalid = [], []
     for manifest in discover(CASES_DIR):
         try:
             rows.append(find_case(str(manifest)))
         except CaseError as e:
             invalid.append(f"{manifest.parent.name}: INVALID: {e}")
-    print(f"{'case':<48} {'kind':<8} {'status':<7} {'windows (bug outcome)':<52} issues")
-    for family in sorted({c.family for c in rows}):
-        cases = [c for c in rows if c.family == family]
-        proven = sum(c.history.status in ("fixed", "open") for c in cases)
-        print(f"-- {family}: {len(cases)} cases, {proven} with windows, "
-              f"{sum(c.history.status == 'guard' for c in cases)} guards")
-        for case in cases:
-            h = case.history
-            bug = f" ({'/'.join(h.bad_outcomes)})" if h.bad_outcomes else ""
-            refs = " ".join(case.issues) or f"found by {case.found_by}"
-            print(f"{case.slug:<48} {case.kind:<8} {h.status:<7} {h.describe() + bug:<52} {refs}")
+    families = {f: [c for c in rows if c.family == f] for f in sorted({c.family for c in rows})}
+    if args.markdown:
+        print(_families_markdown(families))
+    else:
+        print(f"{'case':<48} {'kind':<8} {'status':<7} {'windows (bug outcome)':<52} issues")
+        for family, cases in families.items():
+            print(f"-- {_family_line(family, cases)}")
+            for case in cases:
+                h = case.history
+                bug = f" ({'/'.join(h.bad_outcomes)})" if h.bad_outcomes else ""
+                print(f"{case.slug:<48} {case.kind:<8} {h.status:<7} {h.describe() + bug:<52} {_cites(case)}")
     for line in invalid:
         print(line)
     return 1 if invalid else 0
+
+
+def _cites(case) -> str:
+    return " ".join(case.issues) or f"found by {case.found_by}"
+
+
+def _family_line(family: str, cases) -> str:
+    windows = [c for c in cases if c.history.windows]
+    wrong = [c for c in windows if "compare-fail" in c.history.bad_outcomes]
+    guards = sum(c.history.status == "guard" for c in cases)
+    return (f"{family}: {len(cases)} cases, {len(windows)} with measured windows "
+            f"({len(wrong)} wrong numbers), {guards} guards")
+
+
+def _families_markdown(families) -> str:
+    from .item import ItemId
+
+    out = ["# The mission families", "",
+           "Made by `iree-regress list --markdown` from the cases' `[history]`: windows measured",
+           "on every release with `iree-regress prove <slug> --scan --write`. Targets and levels",
+           "are those the bug was measured on (vulkan runs on every release through the lavapipe",
+           "layer; hip and cuda compile only here).", ""]
+    for family, cases in families.items():
+        out += [f"## {_family_line(family, cases)}", "",
+                "| case | status | windows | bug outcome | targets | levels | cites |", "|---|---|---|---|---|---|---|"]
+        for c in cases:
+            items = [ItemId.parse(n) for n in c.history.bad_items]
+            targets = sorted({i.target for i in items if i.target}) + (["ir"] if any(i.is_ir for i in items) else [])
+            levels = sorted({i.opt_level for i in items if i.opt_level})
+            out.append(f"| {c.slug} | {c.history.status} | {c.history.describe() if c.history.windows else '-'} "
+                       f"| {'/'.join(c.history.bad_outcomes) or '-'} | {', '.join(targets) or '-'} "
+                       f"| {', '.join(levels) or '-'} | {_cites(c)} |")
+        out.append("")
+    return "\n".join(out)
 
 
 def cmd_lint(args) -> int:
@@ -401,7 +435,8 @@ def main(argv=None) -> int:
     p.add_argument("--write", action="store_true",
                    help="with --scan: write [history] windows and the bug's [[expect]] entries")
     release_source_options(p)
-    sub.add_parser("list", help="every case with its status, windows and issues")
+    ls = sub.add_parser("list", help="every case by family with its status, windows and issues")
+    ls.add_argument("--markdown", action="store_true", help="per-family tables (docs/families.md)")
     lt = sub.add_parser("lint", help="check expectations, history and tolerances of cases")
     lt.add_argument("cases", nargs="*", help="case slugs (default: all)")
     lt.add_argument("--results", type=Path, default=Path("reports/results.jsonl"),

@@ -200,3 +200,14 @@ def test_html_matrix_renders_in_headless_chromium(results, tmp_path):
     want = {_rgb(CELL_STATES[s].colour): n for s, n in model.counts.items() if n and s != "error"}
     assert seen["colours"] == want
     assert {i.cell_state for i in model.items} == set(CELL_STATES)  # every state is drawn
+
+
+def test_docs_families_is_what_list_markdown_prints(capsys, monkeypatch):
+    """docs/families.md is generated: regenerate it with `iree-regress list --markdown`."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)
+    assert cli_main(["list", "--markdown"]) == 0
+    assert capsys.readouterr().out == (root / "docs" / "families.md").read_text(), \
+        "docs/families.md is stale: run `iree-regress list --markdown > docs/families.md`"
