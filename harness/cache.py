@@ -102,8 +102,10 @@ class Cache:
             meta = json.loads((entry / "meta.json").read_text())
         except (OSError, ValueError) as e:
             return f"unreadable meta.json ({e})"
-        if not isinstance(meta, dict) or meta.get("key") != name:
-            return f"meta.json is not this entry's (key {meta.get('key') if isinstance(meta, dict) else '?'!r})"
+        if not isinstance(meta, dict):
+            return "meta.json is not an object"
+        if meta.get("key") != name:
+            return f"meta.json is not this entry's (key {meta.get('key')!r})"
         files = meta.get("files")
         if not isinstance(files, dict):
             return "meta.json lists no file digests"

@@ -476,7 +476,8 @@ def load_case(manifest: Path, require_golden: bool = True) -> Case:
                 variants=tuple(variants), reference=reference, function=function,
                 dynamic_shapes=dynamic_shapes,
                 targets=targets, opt_levels=opt_levels, flags=flags, target_flags=target_flags,
-                atol=atol, rtol=rtol, tolerance_reason=tolerance_reason, output_rules=tuple(rules), ir_checks=tuple(ir_checks),
+                atol=atol, rtol=rtol, tolerance_reason=tolerance_reason, output_rules=tuple(rules),
+                ir_checks=tuple(ir_checks),
                 expectations=tuple(expectations), history=history, raw=data)
 
 

@@ -237,10 +237,12 @@ def _families_markdown(families) -> str:
            "layer; hip and cuda compile only here).", ""]
     for family, cases in families.items():
         out += [f"## {_family_line(family, cases)}", "",
-                "| case | status | windows | bug outcome | targets | levels | cites |", "|---|---|---|---|---|---|---|"]
+                "| case | status | windows | bug outcome | targets | levels | cites |",
+                "|---|---|---|---|---|---|---|"]
         for c in cases:
             items = [ItemId.parse(n) for n in c.history.bad_items]
-            targets = sorted({i.target for i in items if i.target}) + (["ir"] if any(i.is_ir for i in items) else [])
+            targets = sorted({i.target for i in items if i.target})
+            targets += ["ir"] if any(i.is_ir for i in items) else []
             levels = sorted({i.opt_level for i in items if i.opt_level})
             out.append(f"| {c.slug} | {c.history.status} | {c.history.describe() if c.history.windows else '-'} "
                        f"| {'/'.join(c.history.bad_outcomes) or '-'} | {', '.join(targets) or '-'} "

@@ -70,7 +70,8 @@ def pytest_addoption(parser):
                 help="seconds before one iree-run-module is killed and recorded as a timeout")
     for row in targets.ROWS:
         if row.arch_option:
-            g.addoption(row.arch_option, default=row.arch, help=f"the chip the {row.name} target compiles for")
+            g.addoption(row.arch_option, default=row.arch,
+                        help=f"the chip the {row.name} target compiles for")
     g.addoption("--iree-reports-dir", default="reports",
                 help="where results.jsonl (and junit.xml, unless --junitxml) are written")
 
@@ -155,7 +156,8 @@ def _runs_cases(config) -> bool:
 
 
 def pytest_sessionstart(session):
-    """Start results.jsonl once per run (controller only; workers append to it)."""
+    """Start this run's results file, linked as reports/results.jsonl (controller only;
+    workers append to it)."""
     config = session.config
     if _is_worker(config) or config.option.collectonly or not _runs_cases(config):
         return

@@ -68,8 +68,9 @@ class ItemResult:
                           target=self.target, opt_level=self.opt_level, ir_check=self.ir_check,
                           compiler=self.compiler, compile_only=self.compile_only,
                           seconds=round(self.seconds, 3), issues=list(self.case.issues),
-                          family=self.case.family, windows=self.case.history.describe(), stages=[s.as_dict() for s in self.stages],
-                          reproducer=self.reproducer(), **extra)
+                          family=self.case.family, windows=self.case.history.describe(),
+                          stages=[s.as_dict() for s in self.stages], reproducer=self.reproducer(),
+                          **extra)
 
 
 def _no_progress(stage: str) -> None:
