@@ -9,6 +9,7 @@ content + flags + tool versions (cache.py), so a rerun repeats none of it.
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 import time
@@ -77,6 +78,10 @@ def _from_process(stage: str, proc: ProcessResult, shown_command: str) -> StageR
         "oom": f"killed at {proc.peak_rss_mb:.0f} MB resident (memory bound)",
     }[status]
     last = _last_diagnostic(proc.stderr)
+    if status == "crash":
+        # Lead with where it died: crashes then group by their first IREE/MLIR/LLVM frame.
+        frame = first_frame(proc.stderr)
+        last = " | ".join(p for p in (_crash_message(proc.stderr), frame and f"at {frame}") if p) or last
     if last and status != "ok":
         detail = f"{detail}: {last}"
     return StageResult(stage, status, detail, proc.stderr_tail(), shown_command, proc.seconds,
@@ -91,6 +96,33 @@ def _last_diagnostic(stderr: str) -> str:
             if marker in line:
                 return line[:300]
     return lines[-1][:300] if lines else ""
+
+
+_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-fA-F]+ (.+?)(?: \(/[^)]*\)| [\w./-]+:\d+(?::\d+)?)?$")
+# Frames of the crash machinery itself, not of the code that crashed.
+_MACHINERY = ("PrintStackTrace", "RunSignalHandlers", "SignalHandler", "report_fatal_error",
+              "llvm_unreachable", "__restore_rt", "raise", "abort", "__assert_fail", "_start",
+              "__libc_start", "clone3", "start_thread", "SmallVectorBase", "grow_pod")
+
+
+def first_frame(stderr: str) -> str:
+    """The first stack frame in the compiler's own code (not the signal handler's), without
+    its address and library: '(anonymous namespace)::X::matchAndRewrite(...) const'."""
+    for line in stderr.splitlines():
+        m = _FRAME.match(line)
+        name = m.group(1) if m else ""
+        is_function = "::" in name or "(" in name
+        if is_function and not name.startswith("(/") and not any(w in name for w in _MACHINERY):
+            return name[:200]
+    return ""
+
+
+def _crash_message(stderr: str) -> str:
+    """What the tool said as it died: an assertion or an LLVM ERROR line."""
+    for line in stderr.splitlines():
+        if "Assertion `" in line or "LLVM ERROR:" in line:
+            return line.strip()[:200]
+    return ""
 
 
 # Cached text never names the path of the case that first made the entry: entries are

@@ -393,3 +393,22 @@ def _assert_dead(pid: int, within_s: float = 1.0):
             return
         assert time.monotonic() < deadline, f"process {pid} still alive (state {state})"
         time.sleep(0.05)
+
+
+def test_a_crash_is_told_by_its_message_and_the_first_frame_in_compiler_code():
+    """Frames of the signal handler, libc and _start say nothing; the first frame in the
+    compiler's own code says where it died (signatures group on it)."""
+    from harness.stages import _crash_message, first_frame
+
+    dump = "\n".join([
+        "LLVM ERROR: SmallVector unable to grow. Requested capacity (18446744073709551606)",
+        "Stack dump:",
+        " #0 0x00007fe8047b49a8 llvm::sys::PrintStackTrace(llvm::raw_ostream&, int) (/x/libIREECompiler.so+0x63b49a8)",
+        " #1 0x00007fe8047b231e llvm::sys::RunSignalHandlers() (/x/libIREECompiler.so+0x63b231e)",
+        " #2 0x00007f1b689d6cb6 SignalHandler(int, siginfo_t*, void*) Signals.cpp:0:0",
+        " #3 0x00007f1b62e5a050 (/lib/x86_64-linux-gnu/libc.so.6+0x3c050)",
+        " #4 0x00007f1b6a6a1ac1 mlir::iree_compiler::limitVectorTileSizes(llvm::SmallVectorImpl<long>&) KernelDispatch.cpp:0:0",
+        "#34 0x00000000002016ae _start (/x/iree-compile+0x2016ae)"])
+    assert first_frame(dump) == "mlir::iree_compiler::limitVectorTileSizes(llvm::SmallVectorImpl<long>&)"
+    assert _crash_message(dump).startswith("LLVM ERROR: SmallVector unable to grow")
+    assert first_frame("no stack here") == ""
