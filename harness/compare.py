@@ -62,6 +62,22 @@ def tensor_summary(a: np.ndarray) -> str:
             f"mean={f.mean():.6g}")
 
 
+def _plain(value) -> str:
+    """A value as a person reads it: 2.5, -inf, nan, 200 (not np.float32(2.5))."""
+    if isinstance(value, (np.bool_, bool)):
+        return str(bool(value))
+    if np.issubdtype(type(value), np.integer):
+        return str(int(value))
+    return f"{float(value):.6g}"
+
+
+def _non_finite(actual: np.ndarray, expected: np.ndarray) -> str:
+    """NaN and Inf counts where the golden has none there: the usual sign of a real bug."""
+    nan = int((np.isnan(actual) & ~np.isnan(expected)).sum())
+    inf = int((np.isinf(actual) & ~np.isinf(expected)).sum())
+    return f" (got {nan} NaN, {inf} Inf)" if nan or inf else ""
+
+
 def _as_golden_signedness(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """IREE's integers are signless: a ui8 result comes back as i8 bits. Read the same
     bits the way the golden's dtype does, so bit-identical results compare equal."""
@@ -92,18 +108,21 @@ def _compare_values(i, actual, expected, atol, rtol) -> OutputDiagnosis:
         diff = np.where(same, 0.0, np.abs(a - e))
         diff = np.where(np.isnan(diff), np.inf, diff)
         bad = ~(same | (np.isfinite(e) & (diff <= atol + rtol * np.abs(e))))
-    with np.errstate(over="ignore", invalid="ignore"):  # expected 0 or inf: rel err is inf
-        rel = diff / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
+    # Relative error only where the expected value is a finite non-zero: against 0 it is
+    # meaningless (it read 6e+307 before), and the absolute error says it all.
+    finite_nonzero = np.isfinite(e) & (e != 0)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        rel = np.where(finite_nonzero & (diff > 0), diff / np.where(finite_nonzero, np.abs(e), 1.0), 0.0)
     max_abs = float(diff.max())
-    max_rel = float(np.where(diff == 0, 0.0, rel).max())
+    max_rel = float(rel.max()) if rel.size else 0.0
     mismatched = int(bad.sum())
     if not mismatched:
         return OutputDiagnosis(i, True, f"output {i}: ok{note}", max_abs, max_rel, 0, a.size)
     worst = np.unravel_index(int(np.argmax(np.where(bad, diff, -1))), a.shape)
     msg = (f"output {i}: {mismatched}/{a.size} elements differ (atol={atol:g}, rtol={rtol:g}); "
-           f"max abs err {max_abs:.6g}, max rel err {max_rel:.6g}; worst at {list(map(int, worst))}: "
-           f"got {actual[worst]!r}, expected {expected[worst]!r}{note}; "
-           f"got {tensor_summary(actual)}; expected {tensor_summary(expected)}")
+           f"max abs err {max_abs:.6g}, max rel err {max_rel:.6g}{_non_finite(a, e)}; "
+           f"worst at {list(map(int, worst))}: got {_plain(actual[worst])}, expected "
+           f"{_plain(expected[worst])}{note}; got {tensor_summary(actual)}; expected {tensor_summary(expected)}")
     return OutputDiagnosis(i, False, msg, max_abs, max_rel, mismatched, a.size)
 
 
