@@ -60,7 +60,8 @@ class ItemResult:
         # An import that worked is not part of the reproducer: its MLIR is (the path).
         commands = [s.command for s in self.stages
                     if s.command and s.stage != "compare" and not (s.stage == "import" and s.ok)]
-        return " && ".join(commands) + f"   # IREE {self.compiler}"
+        return (" && ".join(commands) + f"   # IREE {self.compiler}; a bundle with every file: "
+                f"iree-regress repro {self.case.slug}::{self.name} --out {self.case.slug}--{self.name}")
 
     def record(self, verdict: "Verdict", **extra) -> ItemRecord:
         return ItemRecord(case=self.case.slug, item=self.name, outcome=self.outcome,

@@ -269,7 +269,8 @@ def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[
     key = digest("run", vmfb, [p.read_bytes() for p in inputs], device, tc.runtime_version,
                  tc.fingerprint(), n_outputs, case.function)
     out_names = [f"out{i}.npy" for i in range(n_outputs)]
-    shown = display([_tool_name(settings, tc.run_module), *args,
+    # As pasted after the compile command, which writes module.vmfb where it runs.
+    shown = display([_tool_name(settings, tc.run_module), "--module=module.vmfb", *args[1:],
                      *[f"--output=@{n}" for n in out_names]])
     with settings.cache.compute_once("run", key) as done:
         if done:

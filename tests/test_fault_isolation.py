@@ -176,7 +176,8 @@ def test_failing_compile_prints_repro_with_command_and_version(fault_run, slug):
     assert command.startswith(f"{fault_run.tools / 'iree-compile'} {model} ")
     assert "--iree-hal-target-device=local" in command and "--iree-opt-level=O0" in command
     assert command.endswith("-o module.vmfb")
-    assert record["reproducer"] == f"{command}   # IREE {FAKE_VERSION}"
+    bundle = f"iree-regress repro {slug}::cpu-O0 --out {slug}--cpu-O0"
+    assert record["reproducer"] == f"{command}   # IREE {FAKE_VERSION}; a bundle with every file: {bundle}"
     section = fault_run.failure_section(f"{slug}::cpu-O0")
     assert f"REPRO: {command}   # IREE {FAKE_VERSION}" in section
 
@@ -192,10 +193,11 @@ def test_run_fault_details(fault_run):
     crash = fault_run.item("run-crash::cpu-O0")
     run = fault_run.stage("run-crash::cpu-O0", "run")
     assert run["detail"].startswith("crashed (SIGSEGV)")
-    assert f"{fault_run.tools / 'iree-run-module'} --module=" in run["command"]
+    # Runs the module.vmfb the compile command wrote where both are pasted.
+    assert f"{fault_run.tools / 'iree-run-module'} --module=module.vmfb " in run["command"]
     assert "--device=local-task" in run["command"] and "--function=main" in run["command"]
     assert "--output=@out0.npy" in run["command"]
-    assert crash["reproducer"].endswith(f"   # IREE {FAKE_VERSION}")
+    assert f"   # IREE {FAKE_VERSION}; a bundle with every file: iree-regress repro " in crash["reproducer"]
     assert " && " in crash["reproducer"]  # compile && run
     assert "REPRO: " in fault_run.failure_section("run-crash::cpu-O0")
     assert "outputs are unreadable" in fault_run.stage("run-garbage::cpu-O0", "run")["detail"]
