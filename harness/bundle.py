@@ -24,6 +24,7 @@ from .reference import npy_files
 from .results import environment
 from .runner import ItemResult
 from .stages import Settings, compile_flags, compile_stage, import_stage
+from .toolchain import release_of
 
 HERE = Path(__file__).resolve().parent
 
@@ -56,7 +57,12 @@ def _issue_md(result: ItemResult, env: dict, steps: str, driver: str) -> str:
     case = result.case
     bad = result.failing_stage
     links = ", ".join(f"[{ref}]({url})" for ref, url in zip(case.issues, case.issue_urls()))
-    what = "no failure: the item passed" if bad is None else f"`{result.outcome}`: {bad.detail}"
+    if bad is None and result.compile_only:
+        run = next(s for s in result.stages if s.stage == "run")
+        what = (f"compiled; not run here ({run.detail}). This bundle is for running where the "
+                f"device is (`python run_bundle.py`); nothing has failed yet.")
+    else:
+        what = "no failure: the item passed" if bad is None else f"`{result.outcome}`: {bad.detail}"
     if bad is not None and bad.stage == "compare":
         observed = bad.detail  # the numeric diagnosis
         expected = "outputs equal to PyTorch eager within the case's tolerances"
@@ -64,10 +70,14 @@ def _issue_md(result: ItemResult, env: dict, steps: str, driver: str) -> str:
         observed = (bad.log or bad.detail)[-3000:]
         expected = f"the {bad.stage} step to succeed"
     else:
-        observed, expected = "pass", "pass"
+        observed = "not run here" if result.compile_only else "pass"
+        expected = "pass"
     devices = "; ".join(f"{d}: {i.get('name', '?')} ({i.get('driver_info', '')})"
                         for d, infos in env.get("device_info", {}).items() for i in infos) or "none"
-    return f"""# {case.title}: {result.outcome} on {result.name} (IREE {result.compiler})
+    release = str(release_of(result.compiler))
+    version = release if release == result.compiler else f"{release} ({result.compiler})"
+    outcome = "compile-only" if bad is None and result.compile_only else result.outcome
+    return f"""# {case.title}: {outcome} on {result.name} (IREE {version})
 
 Related upstream: {links}. Found by the iree-regress case `{case.slug}`, item `{result.name}`.
 
@@ -160,6 +170,7 @@ def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
     (out / "bundle.json").write_text(json.dumps(meta, indent=1))
     steps = shlex.join(["iree-compile", *compile_args])
     if run_args:
-        steps += "\n" + shlex.join(["iree-run-module", *run_args])
+        steps += "\nmkdir -p outputs\n" + shlex.join(["iree-run-module", *run_args])
+        steps += "\npython3 run_bundle.py .   # compares outputs/ with expected/ (numpy only)"
     (out / "ISSUE.md").write_text(_issue_md(result, env, steps, driver))
     return out

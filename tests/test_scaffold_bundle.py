@@ -104,3 +104,38 @@ def test_repro_bundle_runs_with_the_runtime_alone(workspace, capsys):
     np.save(out / "expected" / "output0.npy", np.zeros(4, np.float32))  # now the numbers disagree
     assert cli_main(["run-bundle", str(out)]) == 1
     assert "compare-fail" in capsys.readouterr().out
+
+
+def test_issue_md_steps_run_as_pasted_in_a_fresh_folder(workspace):
+    """Copy the bundle's files to a new folder, paste ISSUE.md's commands there: they run."""
+    import os
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    new_case(workspace / "cases", "add-case", ["iree-org/iree#1"], from_mlir=workspace / "add.mlir",
+             reference=workspace / "ref.py")
+    out = workspace / "bundle"
+    assert cli_main(["repro", "add-case::cpu-O0", "--out", str(out)]) == 0
+    fresh = workspace / "elsewhere"
+    shutil.copytree(out, fresh, ignore=shutil.ignore_patterns("module.vmfb", "outputs"))
+    steps = re.search(r"```sh\n(.*?)```", (fresh / "ISSUE.md").read_text(), re.S).group(1)
+    assert "mkdir -p outputs" in steps
+    tools = os.path.dirname(shutil.which("iree-compile") or "")
+    env = {**os.environ, "PATH": os.pathsep.join([tools, os.path.dirname(sys.executable), os.environ["PATH"]])}
+    done = subprocess.run(["bash", "-ec", steps.replace("python3 ", f"{sys.executable} ")], cwd=fresh,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (fresh / "outputs" / "out0.npy").is_file()
+    assert "(IREE 3.13.0" in (fresh / "ISSUE.md").read_text().splitlines()[0]  # the pip version first
+
+
+def test_a_compile_only_bundle_is_never_written_up_as_a_pass(workspace):
+    new_case(workspace / "cases", "add-case", ["iree-org/iree#1"], from_mlir=workspace / "add.mlir",
+             reference=workspace / "ref.py")
+    out = workspace / "hip-bundle"
+    assert cli_main(["repro", "add-case::hip-O0", "--out", str(out)]) == 0
+    issue = (out / "ISSUE.md").read_text()
+    assert issue.splitlines()[0].startswith("# ") and ": compile-only on hip-O0" in issue.splitlines()[0]
+    assert "not run here (compile-only: no hip device here)" in issue and "pass on" not in issue
