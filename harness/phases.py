@@ -1,0 +1,80 @@
+"""Where in the compiler two releases part ways: the first compilation phase whose
+output differs in a way that matters.
+
+`iree-compile --dump-compilation-phases-to=DIR` writes the IR after each phase as
+`<name>.<n>.<phase>.mlir` (input, abi, preprocessing, global-optimization,
+dispatch-creation, flow, stream, executable-sources, executable-configurations,
+executable-targets, hal, vm), in every release checked (2.9.0-3.13.0). Given the dumps of
+a good and a bad release for one input, `first_difference` names the first phase whose
+output differs once what does not matter is stripped (locations, SSA names, the host
+CPU's feature list), with a short diff.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .process import Bounds, ProcessResult, run_bounded
+from .toolchain import Toolchain
+
+_PHASE_FILE = re.compile(r".+\.(\d+)\.([\w-]+)\.mlir$")
+_NOISE = (
+    (re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)"), ""),  # loc(...) attached to ops
+    (re.compile(r"^#loc\d*\s*=.*$", re.M), ""),  # location aliases
+    (re.compile(r"%[\w.$-]+"), "%v"),  # SSA names
+    (re.compile(r'cpu_features\s*=\s*"[^"]*"'), 'cpu_features = "..."'),  # the host's, not the bug's
+    (re.compile(r"//.*$", re.M), ""),  # comments
+    (re.compile(r"[ \t]+"), " "),
+)
+
+
+@dataclass(frozen=True)
+class PhaseDiff:
+    phase: str  # e.g. "dispatch-creation"; "" when every phase agrees
+    order: int
+    diff: tuple[str, ...]  # the first lines of a unified diff (good -> bad)
+    missing: str = ""  # a phase one release dumped and the other did not
+
+
+def dump_phases(toolchain: Toolchain, mlir: Path, flags: list[str], out: Path,
+                bounds: Bounds = Bounds()) -> ProcessResult:
+    """Compile with the phases dumped into `out` (a failing compile dumps up to the
+    phase it failed in)."""
+    out.mkdir(parents=True, exist_ok=True)
+    return run_bounded([toolchain.compile, mlir, *flags, f"--dump-compilation-phases-to={out}",
+                        "-o", out / "module.vmfb"], bounds)
+
+
+def phases(folder: Path) -> list[tuple[int, str, Path]]:
+    """(order, phase, file) of each dump in `folder`, in compilation order."""
+    found = []
+    for path in Path(folder).glob("*.mlir"):
+        m = _PHASE_FILE.match(path.name)
+        if m:
+            found.append((int(m.group(1)), m.group(2), path))
+    return sorted(found)
+
+
+def normalise(text: str) -> list[str]:
+    for pattern, replacement in _NOISE:
+        text = pattern.sub(replacement, text)
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def first_difference(good: Path, bad: Path, context: int = 2, max_lines: int = 40) -> PhaseDiff:
+    good_phases = {name: (order, path) for order, name, path in phases(good)}
+    for order, name, bad_path in phases(bad):
+        if name not in good_phases:
+            return PhaseDiff(name, order, (), missing=f"only the bad release dumped {name}")
+        a, b = normalise(good_phases[name][1].read_text()), normalise(bad_path.read_text())
+        if a != b:
+            diff = difflib.unified_diff(a, b, f"good/{name}", f"bad/{name}", n=context, lineterm="")
+            return PhaseDiff(name, order, tuple(diff)[:max_lines])
+    later = [n for o, n, _ in phases(good) if n not in {p for _, p, _ in phases(bad)}]
+    if later:
+        return PhaseDiff(later[0], good_phases[later[0]][0], (),
+                         missing=f"only the good release dumped {later[0]} (the bad one stopped before it)")
+    return PhaseDiff("", 0, ())
