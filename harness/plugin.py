@@ -399,9 +399,12 @@ def pytest_terminal_summary(terminalreporter, config):
             last = i.message.strip().splitlines()[-1] if i.message.strip() else ""
             terminalreporter.write_line(f"  {i.key}: {i.outcome}: {last}")
     if compile_only:
-        reasons = sorted({s["detail"] for i in compile_only for s in i.stages
-                          if s["stage"] == "run" and s["status"] == "skip"})
+        reasons: dict[str, int] = {}
+        for i in compile_only:
+            for s in i.stages:
+                if s["stage"] == "run" and s["status"] == "skip":
+                    reasons[s["detail"]] = reasons.get(s["detail"], 0) + 1
         terminalreporter.write_sep("-", f"{len(compile_only)} item(s) passed compile-only")
-        for r in reasons:
-            terminalreporter.write_line(f"  {r}")
+        for r, n in sorted(reasons.items()):
+            terminalreporter.write_line(f"  {n:4} {r}")
     terminalreporter.write_line(f"iree-regress results: {path}")
