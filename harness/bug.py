@@ -85,5 +85,14 @@ class Bug:
             return State(SKIP, f"{outcome}, but not the bug's message /{self.match.pattern}/")
         return State(SKIP, f"unrelated outcome {outcome}")
 
-    def shows(self, result) -> bool:
-        return self.state(result).kind == BUG
+    def expected_by(self, outcome: str, match: re.Pattern | None, texts=()) -> bool:
+        """Whether an expectation of `outcome` matching `match` is about this bug: its
+        outcome is the bug's, and its message is the bug's (the same regex, one naming the
+        other's text, one that finds what the bug printed in `texts`), or either has none."""
+        if outcome not in self.outcomes:
+            return False
+        if match is None or self.match is None:
+            return True
+        mine = self.match
+        return (match.pattern == mine.pattern or bool(match.search(mine.pattern))
+                or bool(mine.search(match.pattern)) or any(match.search(t) for t in texts))

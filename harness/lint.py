@@ -92,16 +92,6 @@ def _history_problems(case: Case) -> list[tuple[str, str]]:
     def expectation(item: ItemId, release: str) -> Expectation | None:
         return case.expectation_for(item.target, item.opt_level, item.ir_check, Version(release))
 
-    def describes_bug(e: Expectation) -> bool:
-        """Its outcome is the bug's and its message is the bug's (the same regex, or one
-        regex names the other's text)."""
-        if e.outcome not in bug.outcomes:
-            return False
-        if bug.match is None or e.match is None:
-            return True
-        a, b = e.match, bug.match
-        return a.pattern == b.pattern or bool(a.search(b.pattern)) or bool(b.search(a.pattern))
-
     for j, w in enumerate(h.windows):
         for release in dict.fromkeys((w.first_bad, w.last_bad)):
             expected = [(i, expectation(i, release)) for i in items]
@@ -110,7 +100,7 @@ def _history_problems(case: Case) -> list[tuple[str, str]]:
                     found.append((f"expect[{case.expectations.index(e)}]",
                                   f"expects {e.outcome} on {item} at {release}, but history.window[{j}] "
                                   f"says the bug ({bug.description}) shows there"))
-            if not any(e is not None and describes_bug(e) for _, e in expected):
+            if not any(e is not None and bug.expected_by(e.outcome, e.match) for _, e in expected):
                 found.append((f"history.window[{j}]", f"says the bug shows on {release}, but no "
                                                       f"[[expect]] expects {bug.description} there"))
         for release in (w.last_good, w.first_good):
@@ -118,7 +108,7 @@ def _history_problems(case: Case) -> list[tuple[str, str]]:
                 continue
             for item in items:
                 e = expectation(item, release)
-                if e is not None and describes_bug(e):
+                if e is not None and bug.expected_by(e.outcome, e.match):
                     found.append((f"expect[{case.expectations.index(e)}]",
                                   f"expects the bug on {item} at {release}, where history.window[{j}] "
                                   "says it does not show"))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 # ------------------------------------------------------------------ stage statuses
 STAGES = ("import", "compile", "run", "reference", "compare", "ir")
-OK, SKIPPED = "ok", "skip"
+SKIPPED = "skip"
 FAILING_STATUSES = ("fail", "crash", "timeout", "oom", "garbage")
 
 # ------------------------------------------------------------------- item outcomes

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from .outcomes import CELL_STATES, ERROR, FAILING_STATUSES, HARNESS_OUTCOMES, PASS, SKIPPED, VERDICTS
+from .outcomes import (CELL_STATES, ERROR, FAILING_STATUSES, HARNESS_OUTCOMES, PASS, SKIP, SKIPPED,
+                       VERDICTS, XFAIL, XPASS)
 
 
 @dataclass
@@ -59,7 +60,7 @@ class ItemRecord:
             return "compile-only" if self.compile_only else "pass"
         if self.verdict == ERROR or self.outcome in HARNESS_OUTCOMES:
             return "error"
-        if self.verdict in ("XFAIL", "XPASS", "SKIP"):
+        if self.verdict in (XFAIL, XPASS, SKIP):
             return self.verdict.lower()
         stage = self.failing_stage
         status = stage.get("status") if stage else ""

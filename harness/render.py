@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import html
 
-from .outcomes import CELL_STATES
+from .outcomes import CELL_STATES, PASS, SKIP
 from .record import ItemRecord
 from .summary import ReportModel, cell_label, diagnosis
 
@@ -124,7 +124,7 @@ def _e(text) -> str:
 
 
 def _has_detail(item: ItemRecord) -> bool:
-    return item.verdict != "PASS" and item.verdict != "SKIP"
+    return item.verdict not in (PASS, SKIP)
 
 
 def _cell(item: ItemRecord, anchor: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .outcomes import severity
+from .outcomes import XPASS, severity
 from .record import ItemRecord
 
 _RULES = (
@@ -61,7 +61,7 @@ def group_failures(items: list[ItemRecord]) -> list[Group]:
     """Failing items (verdict FAIL or ERROR) grouped by outcome + signature, most severe first."""
     groups: dict[tuple[str, str], Group] = {}
     for item in items:
-        if not item.is_failure or item.verdict == "XPASS":
+        if not item.is_failure or item.verdict == XPASS:
             continue
         key = (item.outcome, signature_of(item))
         groups.setdefault(key, Group(*key)).items.append(item)

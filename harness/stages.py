@@ -288,7 +288,7 @@ def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[
             except (OSError, ValueError) as e:
                 result.status = "garbage"
                 result.detail = f"iree-run-module exited 0 but its outputs are unreadable: {e}"
-        if result.status in ("ok", "fail", "crash", "garbage"):
+        if result.status not in _NOT_CACHED:
             settings.cache.store("run", key, {"result": _portable(result, case.inputs_dir)},
                                  {n: out / n for n in out_names if (out / n).is_file()} if result.ok else {})
         shutil.rmtree(out, ignore_errors=True)

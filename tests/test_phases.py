@@ -44,3 +44,24 @@ def test_a_release_that_stopped_early_is_named_and_equal_dumps_agree(tmp_path):
     short = dump(tmp_path / "short", {k: v for k, v in GOOD.items() if ".5." not in k})
     assert first_difference(good, short).missing.startswith("only the good release dumped dispatch-creation")
     assert first_difference(good, dump(tmp_path / "same", GOOD)).phase == ""
+
+
+def test_dump_phases_of_a_real_compile(tmp_path):
+    """The real iree-compile writes one file per phase, which `phases` reads in order."""
+    from harness import toolchain
+    from harness.phases import dump_phases
+
+    try:
+        tc = toolchain.installed()
+    except toolchain.ToolchainError as e:
+        import pytest
+        pytest.skip(str(e))
+    mlir = tmp_path / "add.mlir"
+    mlir.write_text("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                    "  %0 = arith.addf %a, %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n")
+    flags = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
+             "--iree-llvmcpu-target-cpu=generic"]
+    assert dump_phases(tc, mlir, flags, tmp_path / "dump").ok
+    names = [name for _, name, _ in phases(tmp_path / "dump")]
+    assert names[0] == "input" and "global-optimization" in names and names[-1] == "vm"
+    assert first_difference(tmp_path / "dump", tmp_path / "dump").phase == ""

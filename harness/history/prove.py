@@ -46,9 +46,12 @@ class ReleaseRun:
 class Check:
     version: str
     role: str  # last_good | first_bad | last_bad | first_good | newest | guard
-    want: str  # "bug" | "no bug" | "pass"
     ok: bool | None  # None: undecided (no device for a run-time bug, release unavailable)
     detail: str
+
+    @property
+    def want(self) -> str:
+        return _WANT[self.role]
 
     def line(self) -> str:
         mark = {True: "ok ", False: "NO ", None: "?  "}[self.ok]
@@ -80,7 +83,7 @@ class Proof:
 
     def as_dict(self) -> dict:
         return {"case": self.case.slug, "status": self.status, "note": self.note,
-                "checks": [c.__dict__ for c in self.checks],
+                "checks": [{**c.__dict__, "want": c.want} for c in self.checks],
                 "runs": {v: {"error": r.error, "outcomes": r.outcomes(), "seconds": round(r.seconds, 1)}
                          for v, r in self.runs.items()}}
 
@@ -109,26 +112,26 @@ def run_release(case: Case, version: str, items: list[ItemId], settings: Setting
 def judge(run: ReleaseRun, role: str, bug: Bug) -> Check:
     """One release checked against what its role in a window wants."""
     if run.error:
-        return Check(run.version, role, _WANT[role], None, run.error)
+        return Check(run.version, role, None, run.error)
     if all(r.outcome == SKIP_OUTCOME for r in run.results):
-        return Check(run.version, role, _WANT[role], None, "no item applies to this release")
+        return Check(run.version, role, None, "no item applies to this release")
     states = {r.name: bug.state(r) for r in run.results}
     showing = [n for n, s in states.items() if s.kind == BUG]
     undecided = [n for n, s in states.items() if s.kind not in (BUG, GOOD)]
     outcomes = run.summary()
     if role in ("first_bad", "last_bad", "newest"):
         if showing:
-            return Check(run.version, role, "bug", True, f"{bug.description} on {', '.join(showing)}")
+            return Check(run.version, role, True, f"{bug.description} on {', '.join(showing)}")
         needs = [r.name for r in run.results if r.compile_only and bug.needs_device()]
-        return Check(run.version, role, "bug", None if needs else False,
+        return Check(run.version, role, None if needs else False,
                      (f"compile-only here ({', '.join(needs)}): " if needs else "not shown: ") + outcomes)
     if role == "last_good":
-        return (Check(run.version, role, "no bug", False, f"the bug shows on {', '.join(showing)}")
-                if showing else Check(run.version, role, "no bug", True, outcomes))
+        return (Check(run.version, role, False, f"the bug shows on {', '.join(showing)}")
+                if showing else Check(run.version, role, True, outcomes))
     # first_good: every item passes (ran where it can; compile-only passes are undecided)
     if showing or any(r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME) for r in run.results):
-        return Check(run.version, role, "pass", False, outcomes)
-    return Check(run.version, role, "pass", None if undecided else True, outcomes)
+        return Check(run.version, role, False, outcomes)
+    return Check(run.version, role, None if undecided else True, outcomes)
 
 
 _WANT = {"last_good": "no bug", "first_bad": "bug", "last_bad": "bug", "newest": "bug",
@@ -150,7 +153,7 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
         # Nothing to reproduce: it must still pass where the fixes are.
         run = on(newest)
         failing = [r for r in run.results if r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME)]
-        proof.checks.append(Check(newest, "guard", "pass", not failing and not run.error,
+        proof.checks.append(Check(newest, "guard", not failing and not run.error,
                                   run.summary()))
         return proof
     if not h.windows:

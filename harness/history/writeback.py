@@ -120,16 +120,12 @@ def _describes(block: str, bug: Bug, measured: Measured) -> bool:
     outcome is the bug's, it covers an item the bug was measured on, and its message is
     the bug's or matches what the bug printed (or it has none: it would hide the bug)."""
     entry = tomllib.loads(block.replace("[[expect]]", "", 1))
-    if entry.get("outcome") not in bug.outcomes:
+    match = re.compile(entry["match"]) if "match" in entry else None
+    if not bug.expected_by(entry.get("outcome", ""), match, measured.texts):
         return False
     scope = Expectation(entry["outcome"], "", _opt(entry, "targets"), _opt(entry, "opt_levels"),
                         _opt(entry, "ir"), SpecifierSet(entry.get("compiler", "")), None)
-    if not any(ItemId.parse(n).covered_by(scope) for n in measured.items):
-        return False
-    if "match" not in entry or bug.match is None or entry["match"] == bug.match.pattern:
-        return True
-    old = re.compile(entry["match"])
-    return any(old.search(t) for t in measured.texts)
+    return any(ItemId.parse(n).covered_by(scope) for n in measured.items)
 
 
 def _opt(entry: dict, key: str):

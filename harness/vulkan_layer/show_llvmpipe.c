@@ -39,12 +39,19 @@ static void VKAPI_CALL props2_khr(VkPhysicalDevice d, VkPhysicalDeviceProperties
   rename_device(&p->properties);
 }
 
+/* The loader's link to the next layer in a create-info's pNext chain. */
+#define NEXT_LINK(type, chain_type, info)                                               \
+  ({                                                                                  \
+    type *link = (type *)(info)->pNext;                                               \
+    while (link && !(link->sType == chain_type && link->function == VK_LAYER_LINK_INFO)) \
+      link = (type *)link->pNext;                                                     \
+    link;                                                                             \
+  })
+
 static VkResult VKAPI_CALL create_instance(const VkInstanceCreateInfo *info,
                                            const VkAllocationCallbacks *alloc, VkInstance *out) {
-  VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)info->pNext;
-  while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
-                   link->function == VK_LAYER_LINK_INFO))
-    link = (VkLayerInstanceCreateInfo *)link->pNext;
+  VkLayerInstanceCreateInfo *link =
+      NEXT_LINK(VkLayerInstanceCreateInfo, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO, info);
   if (!link) return VK_ERROR_INITIALIZATION_FAILED;
   PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
   link->u.pLayerInfo = link->u.pLayerInfo->pNext;
@@ -62,10 +69,8 @@ static VkResult VKAPI_CALL create_instance(const VkInstanceCreateInfo *info,
 
 static VkResult VKAPI_CALL create_device(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
                                          const VkAllocationCallbacks *alloc, VkDevice *out) {
-  VkLayerDeviceCreateInfo *link = (VkLayerDeviceCreateInfo *)info->pNext;
-  while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
-                   link->function == VK_LAYER_LINK_INFO))
-    link = (VkLayerDeviceCreateInfo *)link->pNext;
+  VkLayerDeviceCreateInfo *link =
+      NEXT_LINK(VkLayerDeviceCreateInfo, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO, info);
   if (!link) return VK_ERROR_INITIALIZATION_FAILED;
   PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
   PFN_vkGetDeviceProcAddr gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
