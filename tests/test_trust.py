@@ -228,3 +228,21 @@ def test_env_and_version_commands(fake_tools, capsys):
     with pytest.raises(SystemExit) as done:
         cli_main(["--version"])
     assert done.value.code == 0 and "iree-regress" in capsys.readouterr().out
+
+
+def test_an_exception_in_the_harness_leaves_a_result_and_fails_the_gate(pytester, fake_tools, monkeypatch):
+    import harness.plugin
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("planted: the runner broke")
+
+    monkeypatch.setattr(harness.plugin, "run_matrix_item", broken)
+    compile_case(pytester.path / "cases", "victim")
+    result, reports = run(pytester, fake_tools, "cases")
+    result.assert_outcomes(failed=1)
+    _, items = results_by_item(reports)
+    record = items["victim::cpu-O0"]
+    assert (record["outcome"], record["verdict"]) == ("harness-error", "ERROR")
+    assert "RuntimeError: planted: the runner broke" in record["message"]
+    assert cli_main(["report", str(reports / "results.jsonl"), "--out", str(pytester.path / "r"),
+                     "--fail-on-regression"]) == 1
