@@ -117,12 +117,14 @@ BUNDLE_NAMES = {"input.mlir", "module.vmfb", "inputs", "expected", "outputs", "r
                 "run_bundle.py", "compare.py", "bundle.json", "ISSUE.md"}
 
 
-def _clear(out: Path, force: bool) -> None:
+def refuse_foreign(out: Path, force: bool, allowed: set[str] = frozenset()) -> None:
+    """Empty `out` for a bundle; refuse (ValueError) when it holds files a bundle (or
+    `allowed` more) does not write, unless `force`."""
     if not out.exists():
         return
     if not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
-    foreign = sorted(p.name for p in out.iterdir() if p.name not in BUNDLE_NAMES)
+    foreign = sorted(p.name for p in out.iterdir() if p.name not in BUNDLE_NAMES | allowed)
     if foreign and not force:
         raise ValueError(f"--out {out} holds files a bundle does not write ({', '.join(foreign[:5])}"
                          f"{', ...' if len(foreign) > 5 else ''}): choose another folder or pass --force")
@@ -137,40 +139,48 @@ def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
         raise ValueError(f"{case.slug}::{result.name}: ir checks have no bundle; the item's "
                          f"command is the reproducer: {result.reproducer()}")
     out = Path(out)
-    _clear(out, force)
-    (out / "inputs").mkdir(parents=True)
-    (out / "expected").mkdir()
     _, mlir = import_stage(case, settings)  # cached: the same IR the item compiled
     if mlir is None:
         raise ValueError(f"{case.slug}: the import failed, nothing to bundle: {result.reproducer()}")
-    shutil.copy(mlir, out / "input.mlir")
+    refuse_foreign(out, force)
     flags = compile_flags(case, result.target, result.opt_level, settings)
     compiled, vmfb = compile_stage(mlir, flags, settings)
+    driver = targets.BY_NAME[result.target].driver
+    env = environment(settings.toolchain)
+    meta = {"case": case.slug, "item": result.name, "target": result.target,
+            "opt_level": result.opt_level, "atol": case.atol, "rtol": case.rtol,
+            "output_rules": [r.__dict__ for r in case.output_rules], "outcome": result.outcome,
+            "issues": list(case.issues), "environment": env}
+    steps = lay_out(out, mlir, vmfb, npy_files(case.inputs_dir),
+                    npy_files(case.expected_dir) if case.kind == "numeric" else [],
+                    flags, driver, case.function, meta,
+                    f"{case.slug}::{result.name}: {result.outcome} with IREE {result.compiler}")
+    (out / "ISSUE.md").write_text(_issue_md(result, env, steps, driver))
+    return out
+
+
+def lay_out(out: Path, mlir: Path, vmfb: Path | None, inputs: list[Path], expected: list[Path],
+            flags: list[str], driver: str, function: str, meta: dict, header: str) -> str:
+    """Write a bundle's files but ISSUE.md into `out`; returns the steps that reproduce it,
+    as pasted in that folder."""
+    (out / "inputs").mkdir(parents=True, exist_ok=True)
+    (out / "expected").mkdir(exist_ok=True)
+    shutil.copy(mlir, out / "input.mlir")
     if vmfb is not None:
         shutil.copy(vmfb, out / "module.vmfb")
-    inputs = npy_files(case.inputs_dir)
-    expected = npy_files(case.expected_dir) if case.kind == "numeric" else []
     for i, p in enumerate(inputs):
         shutil.copy(p, out / "inputs" / f"input{i}.npy")
     for i, p in enumerate(expected):
         shutil.copy(p, out / "expected" / f"output{i}.npy")
-    driver = targets.BY_NAME[result.target].driver
-    env = environment(settings.toolchain)
-    header = f"{case.slug}::{result.name}: {result.outcome} with IREE {result.compiler}"
-    compile_args, run_args = _commands(flags, driver, case.function, len(inputs), len(expected))
+    compile_args, run_args = _commands(flags, driver, function, len(inputs), len(expected))
     (out / "run.sh").write_text(_run_sh(compile_args, run_args, header))
     (out / "run.sh").chmod(0o755)
     shutil.copy(HERE / "bundle_run.py", out / "run_bundle.py")
     shutil.copy(HERE / "compare.py", out / "compare.py")
-    meta = {"case": case.slug, "item": result.name, "target": result.target,
-            "opt_level": result.opt_level, "flags": flags, "driver": driver,
-            "function": case.function, "atol": case.atol, "rtol": case.rtol,
-            "output_rules": [r.__dict__ for r in case.output_rules], "outcome": result.outcome,
-            "issues": list(case.issues), "environment": env}
+    meta = {**meta, "flags": flags, "driver": driver, "function": function}
     (out / "bundle.json").write_text(json.dumps(meta, indent=1))
     steps = shlex.join(["iree-compile", *compile_args])
     if run_args:
         steps += "\nmkdir -p outputs\n" + shlex.join(["iree-run-module", *run_args])
         steps += "\npython3 run_bundle.py .   # compares outputs/ with expected/ (numpy only)"
-    (out / "ISSUE.md").write_text(_issue_md(result, env, steps, driver))
-    return out
+    return steps

@@ -12,6 +12,7 @@
     iree-regress report [RESULTS] [--previous OLD]  summary.md + report.html (+ what changed)
     iree-regress repro CASE[::ITEM] --out DIR      reproducer bundle(s): input, module, run.sh, ISSUE.md
     iree-regress run-bundle DIR...                 run bundled modules here (runtime + numpy only)
+    iree-regress triage CASE::ITEM --out DIR       bisect, reduce, find the phase and pass: ISSUE.md
     iree-regress new-case SLUG --from-mlir F | --from-torch M.py:Class --issue owner/repo#N
     iree-regress git-bisect-run CASE::ITEM --tools-dir DIR
                                                    exit 0 good / 1 bad / 125 skip, for `git bisect run`
@@ -326,6 +327,29 @@ def cmd_repro(args) -> int:
     return 0 if written else 1
 
 
+def cmd_triage(args) -> int:
+    """Bisect, reduce, localise, and write an upstream-ready bundle (harness/triage/)."""
+    from .bundle import refuse_foreign
+    from .triage.flow import triage
+
+    case, item = parse_ref(args.item)
+    if item is None:
+        raise SystemExit("iree-regress: triage needs one item: CASE::ITEM (e.g. ::cpu-O3)")
+    out = Path(args.out)
+    try:
+        refuse_foreign(out, args.force, allowed={"work", "TRIAGE.json", "checks.mlir",
+                                                 "crash-reproducer.mlir"})
+    except ValueError as e:
+        raise SystemExit(f"iree-regress: {e}") from None
+    t = triage(case, item, _bug(case, args), out, _source(args), args.good, args.bad,
+               reduce=not args.no_reduce)
+    print(f"triage: {out / 'ISSUE.md'} ({t.seconds.get('total', 0):.0f} s: "
+          + ", ".join(f"{k} {v:.0f} s" for k, v in t.seconds.items() if k != "total") + ")")
+    for problem in t.problems:
+        print(f"triage: not done: {problem}")
+    return 0 if t.bisect is not None and t.start is not None else 1
+
+
 def cmd_run_bundle(args) -> int:
     from .bundle_run import run_bundle
 
@@ -453,6 +477,17 @@ def main(argv=None) -> int:
     rb.add_argument("--force", action="store_true",
                     help="replace --out even when it holds files a bundle does not write")
     release_source_options(rb)
+    tr = sub.add_parser("triage", help="bisect, reduce and localise one item's bug; write ISSUE.md")
+    tr.add_argument("item", help="CASE::ITEM, e.g. transpose-propagation-index-semantics::cpu-O3")
+    tr.add_argument("--out", required=True, help="folder for ISSUE.md, the reproducer and TRIAGE.json")
+    tr.add_argument("--good", default=None, help="a release without the bug (default: the case's window)")
+    tr.add_argument("--bad", default=None, help="a release with the bug (default: the case's window)")
+    tr.add_argument("--bad-outcome", default=None, help="the bug's outcome(s) (default: the case's)")
+    tr.add_argument("--bad-match", default=None, help="the bug's message (default: the case's)")
+    tr.add_argument("--no-reduce", action="store_true", help="skip iree-reduce")
+    tr.add_argument("--force", action="store_true",
+                    help="replace --out even when it holds files a triage does not write")
+    release_source_options(tr)
     rr = sub.add_parser("run-bundle", help="run bundles' modules here and compare (runtime only)")
     rr.add_argument("bundles", nargs="+")
     rr.add_argument("--device", default=None, help="e.g. cuda://0 (default: the first listed)")
@@ -485,7 +520,8 @@ def main(argv=None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     commands = {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
             "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case,
-            "report": cmd_report, "list": cmd_list, "lint": cmd_lint, "repro": cmd_repro, "run-bundle": cmd_run_bundle}
+            "report": cmd_report, "list": cmd_list, "lint": cmd_lint, "repro": cmd_repro, "run-bundle": cmd_run_bundle,
+            "triage": cmd_triage}
     try:
         return commands[args.command](args)
     except CaseError as e:  # a malformed case: its own message names file and field

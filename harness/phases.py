@@ -64,17 +64,25 @@ def normalise(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def first_difference(good: Path, bad: Path, context: int = 2, max_lines: int = 40) -> PhaseDiff:
+def differences(good: Path, bad: Path, context: int = 2, max_lines: int = 40):
+    """Each phase whose output differs, in compilation order; last, a phase only one
+    release dumped (the bad one stopped before it, or dumped a phase the good one lacks)."""
     good_phases = {name: (order, path) for order, name, path in phases(good)}
+    bad_names = set()
     for order, name, bad_path in phases(bad):
+        bad_names.add(name)
         if name not in good_phases:
-            return PhaseDiff(name, order, (), missing=f"only the bad release dumped {name}")
+            yield PhaseDiff(name, order, (), missing=f"only the bad release dumped {name}")
+            return
         a, b = normalise(good_phases[name][1].read_text()), normalise(bad_path.read_text())
         if a != b:
             diff = difflib.unified_diff(a, b, f"good/{name}", f"bad/{name}", n=context, lineterm="")
-            return PhaseDiff(name, order, tuple(diff)[:max_lines])
-    later = [n for o, n, _ in phases(good) if n not in {p for _, p, _ in phases(bad)}]
+            yield PhaseDiff(name, order, tuple(diff)[:max_lines])
+    later = [n for _, n, _ in phases(good) if n not in bad_names]
     if later:
-        return PhaseDiff(later[0], good_phases[later[0]][0], (),
-                         missing=f"only the good release dumped {later[0]} (the bad one stopped before it)")
-    return PhaseDiff("", 0, ())
+        yield PhaseDiff(later[0], good_phases[later[0]][0], (),
+                        missing=f"only the good release dumped {later[0]} (the bad one stopped before it)")
+
+
+def first_difference(good: Path, bad: Path, context: int = 2, max_lines: int = 40) -> PhaseDiff:
+    return next(differences(good, bad, context, max_lines), PhaseDiff("", 0, ()))

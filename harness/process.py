@@ -211,10 +211,11 @@ def _group_pids(pgid: int) -> list[int]:
 
 
 def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None,
-                cwd: Path | None = None) -> ProcessResult:
+                cwd: Path | None = None, stderr_copy: Path | None = None) -> ProcessResult:
     """Run argv (a list, never a shell string) under `bounds`.
 
-    stdout goes to `stdout_path` when given (large IR), else is captured.
+    stdout goes to `stdout_path` when given (large IR), else is captured. All of stderr
+    is also written to `stderr_copy` when given (IR printed after each pass).
     """
     argv = tuple(str(a) for a in argv)
     before = descendants(os.getpid())
@@ -235,9 +236,13 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
     kept = {"out": _HeadTail(STDOUT_MAX_BYTES, 0),
             "err": _HeadTail(STDERR_HEAD_CHARS, STDERR_TAIL_CHARS)}
 
+    err_copy = open(stderr_copy, "wb") if stderr_copy else None
+
     def drain(stream, key):
         for block in iter(lambda: stream.read(65536), b""):
             kept[key].add(block)
+            if key == "err" and err_copy:
+                err_copy.write(block)
 
     threads = [threading.Thread(target=drain, args=(proc.stderr, "err"), daemon=True)]
     if proc.stdout is not None:
@@ -281,6 +286,8 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
         t.join(timeout=5)
     if stdout_path:
         out_file.close()
+    if err_copy:
+        err_copy.close()
 
     rc = proc.returncode
     sig = None

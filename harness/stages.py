@@ -255,6 +255,13 @@ def module_problem(vmfb: Path, toolchain: Toolchain, bounds: Bounds) -> str:
 # ------------------------------------------------------------------------------- run
 
 def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[StageResult, list[np.ndarray] | None]:
+    return run_module(target, vmfb, case.function, npy_files(case.inputs_dir),
+                      len(npy_files(case.expected_dir)), settings)
+
+
+def run_module(target: str, vmfb: Path, function: str, inputs: list[Path], n_outputs: int,
+               settings: Settings) -> tuple[StageResult, list[np.ndarray] | None]:
+    """Run `function` of a module on `target`'s device here with .npy `inputs` (cached)."""
     tc = settings.toolchain
     runtime = release_of(tc.runtime_version) if tc.runtime_version else None
     env = vulkan_layer.env_for(runtime) if targets.BY_NAME[target].driver == "vulkan" else ()
@@ -262,19 +269,18 @@ def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[
     if device is None:
         why = vulkan_layer.why_hidden(runtime) if targets.BY_NAME[target].driver == "vulkan" else ""
         return StageResult("run", "skip", f"compile-only: no {target} device here{why}"), None
-    inputs = npy_files(case.inputs_dir)
-    n_outputs = len(npy_files(case.expected_dir))
-    args = [f"--module={vmfb}", f"--device={device}", f"--function={case.function}"]
+    args = [f"--module={vmfb}", f"--device={device}", f"--function={function}"]
     args += [f"--input=@{p}" for p in inputs]
     key = digest("run", vmfb, [p.read_bytes() for p in inputs], device, tc.runtime_version,
-                 tc.fingerprint(), n_outputs, case.function)
+                 tc.fingerprint(), n_outputs, function)
     out_names = [f"out{i}.npy" for i in range(n_outputs)]
+    inputs_dir = inputs[0].parent if inputs else None
     # As pasted after the compile command, which writes module.vmfb where it runs.
     shown = display([_tool_name(settings, tc.run_module), "--module=module.vmfb", *args[1:],
                      *[f"--output=@{n}" for n in out_names]])
     with settings.cache.compute_once("run", key) as done:
         if done:
-            result = _cached_result(done, shown, case.inputs_dir)
+            result = _cached_result(done, shown, inputs_dir)
             return result, ([np.load(done / n) for n in out_names] if result.ok else None)
         out = settings.cache.scratch("run-")
         argv = [tc.run_module, *args, *[f"--output=@{out / n}" for n in out_names]]
@@ -289,7 +295,7 @@ def run_stage(case: Case, target: str, vmfb: Path, settings: Settings) -> tuple[
                 result.status = "garbage"
                 result.detail = f"iree-run-module exited 0 but its outputs are unreadable: {e}"
         if result.status not in _NOT_CACHED:
-            settings.cache.store("run", key, {"result": _portable(result, case.inputs_dir)},
+            settings.cache.store("run", key, {"result": _portable(result, inputs_dir)},
                                  {n: out / n for n in out_names if (out / n).is_file()} if result.ok else {})
         shutil.rmtree(out, ignore_errors=True)
         return result, outputs
@@ -336,19 +342,27 @@ def ir_stage(case: Case, check: IrCheck, settings: Settings) -> StageResult:
     if settings.toolchain.release not in check.compiler:
         return StageResult("ir", "skip", f"check is for compilers {check.compiler}, "
                                          f"this is {tc.compiler_version}")
-    tool = tc.opt if check.tool == "iree-opt" else tc.compile
     ir_input = case.mlir_for(tc.release) if check.input == case.mlir else check.input
-    filecheck = [settings.python, "-m", "filecheck", check.checks, f"--check-prefix={check.check_prefix}"]
-    key = digest("ir", check.tool, ir_input, check.args, check.checks, check.check_prefix,
-                 tc.fingerprint())
-    shown = (display([_tool_name(settings, tool), ir_input, *check.args]) + " | "
-             + display(["filecheck", check.checks, f"--check-prefix={check.check_prefix}"]))
+    return ir_check(check.tool, ir_input, check.args, check.checks, check.check_prefix,
+                    settings)
+
+
+def ir_check(tool_name: str, ir_input: Path, args: tuple[str, ...], checks: Path, prefix: str,
+             settings: Settings) -> StageResult:
+    """`tool_name` (iree-opt or iree-compile) on `ir_input` with `args`, its output
+    FileChecked against `checks` (cached)."""
+    tc = settings.toolchain
+    tool = tc.opt if tool_name == "iree-opt" else tc.compile
+    filecheck = [settings.python, "-m", "filecheck", checks, f"--check-prefix={prefix}"]
+    key = digest("ir", tool_name, ir_input, args, checks, prefix, tc.fingerprint())
+    shown = (display([_tool_name(settings, tool), ir_input, *args]) + " | "
+             + display(["filecheck", checks, f"--check-prefix={prefix}"]))
     with settings.cache.compute_once("ir", key) as done:
         if done:
             return _cached_result(done, shown, ir_input)
         out = settings.cache.scratch("ir-")
         produced = out / "output.mlir"
-        proc = run_bounded([tool, ir_input, *check.args], settings.compile_bounds, stdout_path=produced)
+        proc = run_bounded([tool, ir_input, *args], settings.compile_bounds, stdout_path=produced)
         result = _from_process("ir", proc, shown)
         if result.ok:
             fc = run_bounded([*filecheck, f"--input-file={produced}"], settings.run_bounds)

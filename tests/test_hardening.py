@@ -198,21 +198,21 @@ def test_a_case_named_to_inject_is_refused_and_reported_escaped(runs, name, tmp_
 
 
 def test_repro_out_refuses_a_folder_it_did_not_write(tmp_path, monkeypatch):
-    from harness.bundle import _clear
+    from harness.bundle import refuse_foreign
 
     precious = tmp_path / "mine"
     precious.mkdir()
     (precious / "thesis.tex").write_text("years of work")
     with pytest.raises(ValueError, match="holds files a bundle does not write \\(thesis.tex\\)"):
-        _clear(precious, force=False)
+        refuse_foreign(precious, force=False)
     assert (precious / "thesis.tex").exists()
     bundle = tmp_path / "bundle"
     bundle.mkdir()
     (bundle / "run.sh").write_text("#!/bin/sh\n")
     (bundle / "inputs").mkdir()
-    _clear(bundle, force=False)  # an earlier bundle is replaced
+    refuse_foreign(bundle, force=False)  # an earlier bundle is replaced
     assert not bundle.exists()
-    _clear(precious, force=True)
+    refuse_foreign(precious, force=True)
     assert not precious.exists()
 
 

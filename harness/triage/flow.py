@@ -1,0 +1,358 @@
+"""`iree-regress triage CASE::ITEM`: from a red item to an upstream-ready issue.
+
+    1 when     bisect over releases with the case's bug: first bad / last good, and
+               their git revisions
+    2 reduce   the smallest program that still shows the bug on the bad release and not
+               on the good one (iree-reduce through the wheel's library; oracle.py)
+    3 where    the first compilation phase whose output differs (phases.py), confirmed
+               by compiling one release's phase output onward with the other release;
+               the first pass within it (passes.py); for failures, the failing pass
+    4 issue    a bundle whose ISSUE.md says all of it, with steps that run as pasted
+               (issue.py)
+
+Each step records what it measured and its seconds in `Triage`, written as TRIAGE.json.
+A step that cannot be done says why and the next steps go on with what there is.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import reducer
+from ..bug import BUG, Bug
+from ..case import Case
+from ..history import releases
+from ..history.bisect import BisectResult
+from ..history.probe import bisect_item
+from ..item import ItemId
+from ..phases import PhaseDiff, differences, dump_phases, phases
+from ..reference import load_arrays
+from ..stages import compile_flags, import_stage
+from ..toolchain import Toolchain
+from . import passes
+from .oracle import Question, Side, interesting, observe, shows_bug
+from .program import inputs_for, signature, size, write_inputs
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+@dataclass
+class Triage:
+    case: Case
+    item: ItemId
+    bug: Bug
+    log: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+    direction: str = "broken"  # broken: good is older; fixed: good is newer
+    bisect: BisectResult | None = None
+    bad: Toolchain | None = None
+    good: Toolchain | None = None
+    question: Question | None = None
+    start: Path | None = None  # the program the reduction started from
+    start_note: str = ""
+    start_check: str = ""
+    reduced: Path | None = None
+    reduction: str = ""
+    reduced_check: tuple[bool, str] | None = None
+    good_reduced_check: str = ""
+    inputs_note: str = ""
+    phase: PhaseDiff | None = None
+    confirmation: list[str] = field(default_factory=list)
+    pass_diff: passes.PassDiff | None = None
+    failing_pass: str = ""
+    crash_reproducer: Path | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def say(self, line: str) -> None:
+        self.log.append(line)
+        print(line, flush=True)
+
+    @property
+    def program(self) -> Path | None:
+        """The smallest program that shows the bug: the reduced one, else the start."""
+        return self.reduced if self.reduced and self.reduced_check and self.reduced_check[0] else self.start
+
+
+def _timed(t: Triage, step: str):
+    class _Clock:
+        def __enter__(self):
+            self.start = time.monotonic()
+
+        def __exit__(self, *exc):
+            t.seconds[step] = round(time.monotonic() - self.start, 1)
+            return False
+
+    return _Clock()
+
+
+# ------------------------------------------------------------------------------ when
+
+def default_ends(case: Case, available: list[str]) -> list[tuple[str, str, str]]:
+    """(good, bad, direction) to try, from the case's newest window: the onset first
+    (last good .. last bad), then the fix (first good back to first bad)."""
+    if not case.history.windows:
+        return []
+    w = case.history.windows[-1]
+    ends = []
+    if w.last_good:
+        ends.append((w.last_good, w.last_bad or available[-1], "broken"))
+    if w.first_good:
+        ends.append((w.first_good, w.first_bad, "fixed"))
+    return ends
+
+
+def when(t: Triage, source, good: str | None, bad: str | None) -> bool:
+    available = releases.available(source)
+    if good and bad:
+        tries = [(good, bad, "fixed" if available.index(good) > available.index(bad) else "broken")]
+    else:
+        tries = default_ends(t.case, available)
+        if not tries:
+            t.problems.append("the case has no measured window: give --good and --bad")
+            return False
+    for good_v, bad_v, direction in tries:
+        for v in (good_v, bad_v):
+            if v not in available:
+                t.problems.append(f"version {v} is not available (have {', '.join(available)})")
+                return False
+        lo, hi = sorted((available.index(good_v), available.index(bad_v)))
+        span = available[lo:hi + 1]
+        if direction == "fixed":
+            span.reverse()
+        t.say(f"when: bisect {t.case.slug}::{t.item} over {span[0]} .. {span[-1]} ({direction}); "
+              f"bad = {t.bug.description}")
+        result, _ = bisect_item(t.case, t.item, t.bug, span, source,
+                                log=lambda line: t.say(line))
+        t.bisect, t.direction = result, direction
+        if not result.error and not result.undecided:
+            t.good = releases.ensure(result.last_good, source, t.say)
+            t.bad = releases.ensure(result.first_bad, source, t.say)
+            t.say(f"when: {'first fixed' if direction == 'fixed' else 'first bad'} "
+                  f"{result.last_good if direction == 'fixed' else result.first_bad}; "
+                  f"bad {t.bad.compiler_version} @ {t.bad.compiler_revision[:12]}, "
+                  f"good {t.good.compiler_version} @ {t.good.compiler_revision[:12]}")
+            return True
+        t.say(f"when: no answer over {span[0]} .. {span[-1]}: "
+              f"{result.error or 'undecided: ' + ', '.join(result.undecided)}")
+    t.problems.append(f"bisect found no boundary: {t.bisect.error if t.bisect else ''}")
+    return False
+
+
+# ---------------------------------------------------------------------------- reduce
+
+def _mode(t: Triage) -> str:
+    if t.item.is_ir:
+        return "ir"
+    return "differential" if set(t.bug.outcomes) == {"compare-fail"} else "outcome"
+
+
+def _settings(t: Triage, toolchain: Toolchain, base):
+    from ..item import settings_with
+
+    return settings_with(toolchain, base)
+
+
+def frame_question(t: Triage, work: Path, base=None) -> list[tuple[Path, str]]:
+    """The oracle's question, and the programs it may start from, best first."""
+    mode = _mode(t)
+    sides = {}
+    starts: list[tuple[Path, str]] = []
+    ir = {}
+    for name, tc in (("bad", t.bad), ("good", t.good)):
+        settings = _settings(t, tc, base)
+        if t.item.is_ir:
+            check = next(c for c in t.case.ir_checks if c.name == t.item.ir_check)
+            ir = {"tool": check.tool, "args": list(check.args), "checks": str(check.checks),
+                  "prefix": check.check_prefix}
+            sides[name] = Side(tc, ())
+            source = t.case.mlir_for(tc.release) if check.input == t.case.mlir else check.input
+            starts.append((source, f"the check's input ({source.name}, as {name} release reads it)"))
+            continue
+        flags = tuple(compile_flags(t.case, t.item.target, t.item.opt_level, settings))
+        sides[name] = Side(tc, flags)
+        imported, mlir = import_stage(t.case, settings)
+        if mlir is None:
+            continue
+        dump = work / f"phases-{name}-original"
+        dump_phases(tc, mlir, list(flags), dump)
+        found = [p for _, phase, p in phases(dump) if phase == "input"]
+        if found:  # iree-reduce knows no torch dialect: reduce what the input phase made
+            starts.append((found[0], f"the {name} release's `--compile-to=input` output of the case"))
+        if t.case.torch_model is None and name == "bad":
+            starts.append((mlir, f"the case's own {mlir.name}"))
+    inputs: tuple[str, ...] = ()
+    sig = None
+    if mode == "differential" or (mode == "outcome" and t.bug.needs_device()):
+        sig = signature(starts[0][0].read_text(), t.case.function) if starts else None
+        offered = load_arrays(t.case.inputs_dir) if t.case.inputs_dir.is_dir() else []
+        arrays, t.inputs_note = inputs_for(sig, offered) if sig else ([], "")
+        inputs = tuple(str(p) for p in write_inputs(arrays, work / "inputs"))
+    atol = max(t.case.atol, 1e-3) if mode == "differential" else t.case.atol
+    rtol = max(t.case.rtol, 1e-3) if mode == "differential" else t.case.rtol
+    t.question = Question(mode, sides["bad"], sides["good"], t.bug.outcomes,
+                          t.bug.match.pattern if t.bug.match else None, t.item.target,
+                          t.case.function, inputs, len(sig.results) if sig else 0, atol, rtol, ir,
+                          str(work))
+    return starts
+
+
+def choose_start(t: Triage, starts: list[tuple[Path, str]]) -> bool:
+    """The first program that shows the bug on the bad release and not on the good; the
+    good release's outcome on it is what every candidate must give there too."""
+    for path, note in starts:
+        good_outcome = observe(t.question, t.question.good, path, t.bug.needs_device()).result.outcome \
+            if t.question.mode != "differential" else "pass"
+        q = t.question.with_good_outcome(good_outcome)
+        yes, why = interesting(q, path)
+        t.say(f"reduce: start from {note}: {'shows the bug' if yes else 'no'} ({why[:160]})")
+        if yes:
+            t.question, t.start, t.start_note, t.start_check = q, path, note, why
+            return True
+    t.problems.append("no program shows the bug on the bad release and not on the good one "
+                      "(for a bug in the input conversion: the input phase's output carries it "
+                      "to both releases; iree-reduce cannot read torch IR)")
+    return False
+
+
+def reduce_program(t: Triage, work: Path) -> None:
+    question = t.question.save(work / "question.json")
+    script = work / "interesting.sh"
+    script.write_text(f'#!/bin/sh\nPYTHONPATH="{REPO}" exec "{sys.executable}" -m harness.triage.oracle '
+                      f'"{question}" "$1"\n')
+    script.chmod(0o755)
+    start = work / "start.mlir"
+    shutil.copy(t.start, start)
+    for tc in (t.bad, t.good):  # some releases' reducers crash on their own candidates
+        out = work / f"reduced-{tc.compiler_version}.mlir"
+        result = reducer.reduce(tc, start, script, out)
+        tried = sum(1 for _ in open(work / "oracle.log")) if (work / "oracle.log").is_file() else 0
+        t.say(f"reduce: iree-reduce of {tc.compiler_version}: {result.detail} "
+              f"({result.seconds:.0f} s, {tried} candidates asked so far)")
+        if result.ok:
+            t.reduced, t.reduction = result.output, f"iree-reduce of IREE {tc.compiler_version}"
+            break
+    if t.reduced is None:
+        t.problems.append("iree-reduce did not produce a reduced program; the start program is used")
+        return
+    t.reduced_check = interesting(t.question, t.reduced)
+    t.say(f"reduce: the reduced program {'shows' if t.reduced_check[0] else 'does NOT show'} the bug "
+          f"on {t.bad.compiler_version} and not on {t.good.compiler_version}: {t.reduced_check[1][:200]}")
+
+
+# ----------------------------------------------------------------------------- where
+
+def where(t: Triage, work: Path) -> None:
+    q, program = t.question, t.program
+    if q.mode == "ir":  # a pass pipeline, not phases: find the pass directly
+        dumps = {}
+        for name, side in (("good", q.good), ("bad", q.bad)):
+            tool = side.toolchain.opt if q.ir["tool"] == "iree-opt" else side.toolchain.compile
+            out = work / f"passes-{name}.txt"
+            passes.run_bounded([tool, program, *q.ir["args"], *passes.PRINT_CHANGES, "-o",
+                                work / f"passes-{name}.result.mlir"], stderr_copy=out)
+            dumps[name] = out.read_text(errors="replace")
+        text = program.read_text()
+        t.pass_diff = passes.first_changed_pass(text, dumps["good"], text, dumps["bad"])
+        t.say(f"where: the check's pipeline ({q.ir['tool']} {' '.join(q.ir['args'])[:80]}): "
+              f"first pass whose output differs: {t.pass_diff.argument or '(none)'}")
+        return
+    dumps = {}
+    for name, side in (("good", q.good), ("bad", q.bad)):
+        dumps[name] = work / f"phases-{name}"
+        shutil.rmtree(dumps[name], ignore_errors=True)
+        dump_phases(side.toolchain, program, list(side.flags), dumps[name])
+    # The first phase that differs may differ by noise (a renamed dispatch): the culprit is
+    # the first one whose output carries the bug across releases.
+    for diff in differences(dumps["good"], dumps["bad"]):
+        t.phase = diff
+        t.say(f"where: phase {diff.phase} differs"
+              f"{' (' + diff.missing + ')' if diff.missing else ''}")
+        if diff.missing or _confirm(t, dumps):
+            break
+    if t.phase is None:
+        t.say("where: every phase's output is the same on both releases")
+    elif not t.phase.missing:
+        _pass_in_phase(t, dumps, work)
+    if q.mode == "outcome" and not t.bug.needs_device():
+        reproducer = work / "crash-reproducer.mlir"
+        pipeline, _ = passes.crash_pipeline(q.bad.toolchain, program, list(q.bad.flags), reproducer)
+        if pipeline:
+            t.failing_pass, t.crash_reproducer = passes.innermost(pipeline), reproducer
+            t.say(f"where: the bad release fails in {t.failing_pass} (pipeline {pipeline})")
+
+
+def _phase_file(folder: Path, phase: str) -> Path | None:
+    return next((p for _, name, p in phases(folder) if name == phase), None)
+
+
+def _confirm(t: Triage, dumps: dict[str, Path]) -> bool:
+    """Swap the phase's outputs between the releases: the bug should follow the bad one.
+    True when both swaps say so."""
+    q, phase = t.question, t.phase.phase
+    reference = None
+    if q.mode == "differential":
+        reference = observe(q, q.good, t.program, True).outputs
+    swaps = ((f"the bad release compiling the good release's {phase} output onward",
+              _phase_file(dumps["good"], phase), q.bad, False),
+             (f"the good release compiling the bad release's {phase} output onward",
+              _phase_file(dumps["bad"], phase), q.good, True))
+    agree = True
+    for label, file, side, wanted in swaps:
+        shown, detail = shows_bug(q, side, file, (f"--compile-from={phase}",), reference)
+        agree = agree and shown is wanted
+        verdict = ("as expected" if shown is wanted else
+                   "inconclusive" if shown is None else "AGAINST the phase")
+        line = f"{label}: {'shows the bug' if shown else 'no bug' if shown is False else 'neither'} " \
+               f"({verdict}; {detail[:140]})"
+        t.confirmation.append(line)
+        t.say("where: " + line)
+    return agree
+
+
+def _pass_in_phase(t: Triage, dumps: dict[str, Path], work: Path) -> None:
+    order = [name for _, name, _ in phases(dumps["good"])]
+    phase = t.phase.phase
+    before = order[order.index(phase) - 1] if order.index(phase) > 0 else None
+    texts, starts = {}, {}
+    for name, side in (("good", t.question.good), ("bad", t.question.bad)):
+        start = _phase_file(dumps[name], before) if before else t.program
+        out = work / f"passes-{name}.txt"
+        passes.print_changes(side.toolchain, start, list(side.flags), before, phase, out)
+        texts[name], starts[name] = out.read_text(errors="replace"), start.read_text()
+    t.pass_diff = passes.first_changed_pass(starts["good"], texts["good"], starts["bad"], texts["bad"])
+    t.say(f"where: within {phase}, the first pass whose output the good release never produced: "
+          f"{t.pass_diff.argument or '(none)'}"
+          f"{' (the good release ran ' + t.pass_diff.good_instead + ' there)' if t.pass_diff.good_instead else ''}")
+
+
+# ---------------------------------------------------------------------------- triage
+
+def triage(case: Case, item: ItemId, bug: Bug, out: Path, source, good: str | None = None,
+           bad: str | None = None, reduce: bool = True) -> Triage:
+    from .issue import write_issue
+
+    t = Triage(case, item, bug)
+    work = out / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    with _timed(t, "when"):
+        found = when(t, source, good, bad)
+    if found:
+        with _timed(t, "question"):
+            starts = frame_question(t, work)
+            ok = choose_start(t, starts)
+        if ok and reduce:
+            with _timed(t, "reduce"):
+                reduce_program(t, work)
+        if ok:
+            with _timed(t, "where"):
+                where(t, work)
+    t.seconds["total"] = round(time.monotonic() - start, 1)
+    write_issue(t, out)
+    shutil.rmtree(work / "cache", ignore_errors=True)  # candidates' compiles: not evidence
+    return t

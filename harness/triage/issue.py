@@ -1,0 +1,188 @@
+"""The triage's bundle: ISSUE.md ready to paste upstream, the files its steps use, and
+TRIAGE.json with every measurement.
+
+    ISSUE.md                summary, versions and revisions, first bad / last good, the
+                            reduced program inline when short, the phase and pass with a
+                            small diff, steps that run as pasted in this folder
+    input.mlir              the program the steps compile (the reduced one when reduction
+                            kept the bug)
+    inputs/ expected/       .npy inputs and the good release's outputs (wrong numbers)
+    run.sh, run_bundle.py, compare.py, bundle.json      as in `iree-regress repro`
+    checks.mlir             an IR check's FileCheck file
+    crash-reproducer.mlir   MLIR's local reproducer of the failing pass
+    TRIAGE.json             what each step measured, and its seconds
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+from pathlib import Path
+
+from .. import targets
+from ..bundle import lay_out
+from ..stages import compile_stage
+from .oracle import observe
+from .program import size, write_inputs
+
+INLINE_LINES = 60  # the reduced program goes into ISSUE.md when it is this short
+REVISION_URL = "https://github.com/iree-org/iree/compare/{good}...{bad}"
+
+
+def _versions(t) -> tuple[str, str]:
+    """(bad, good) as pip spells them."""
+    # A fix bisect walks from the good (newer) end, so its first_bad is the last broken.
+    return t.bisect.first_bad, t.bisect.last_good
+
+
+def _size_line(t) -> str:
+    ops0, lines0 = size(t.start.read_text())
+    if t.program is t.start:
+        return f"{ops0} ops, {lines0} lines (not reduced: {t.reduction or 'see the triage log'})"
+    ops1, lines1 = size(t.program.read_text())
+    return (f"{ops0} ops / {lines0} lines -> {ops1} ops / {lines1} lines "
+            f"({100 * lines1 / max(lines0, 1):.0f}% of the lines, {t.reduction})")
+
+
+def _write_files(t, out: Path) -> str:
+    """The bundle's files; returns the steps, as pasted in `out`."""
+    q, program = t.question, t.program
+    bad_version, _ = _versions(t)
+    install = (f"python3 -m pip install iree-base-compiler=={bad_version} "
+               f"iree-base-runtime=={bad_version}   # the bad release")
+    if q.mode == "ir":
+        shutil.copy(program, out / "input.mlir")
+        shutil.copy(q.ir["checks"], out / "checks.mlir")
+        tool = q.ir["tool"]
+        return "\n".join([install, shlex.join([tool, "input.mlir", *q.ir["args"], "-o", "output.mlir"]),
+                          shlex.join(["python3", "-m", "filecheck", "checks.mlir",
+                                      f"--check-prefix={q.ir['prefix']}", "--input-file=output.mlir"])
+                          + "   # pip install filecheck"])
+    _, vmfb = compile_stage(program, list(q.bad.flags), q.settings(q.bad))
+    runs = q.mode == "differential" or t.bug.needs_device()
+    inputs = [Path(p) for p in q.inputs] if runs else []
+    expected = []
+    if runs:  # the good release's outputs are what the bad release should give
+        outputs = observe(q, q.good, program, True).outputs or []
+        expected = write_inputs(outputs, out / "work" / "expected")
+    meta = {"case": t.case.slug, "item": t.item.name, "target": t.item.target,
+            "opt_level": t.item.opt_level, "atol": q.atol, "rtol": q.rtol, "output_rules": [],
+            "outcome": t.bug.description, "issues": list(t.case.issues),
+            "expected_from": f"IREE {_versions(t)[1]} (the good release)"}
+    driver = targets.BY_NAME[t.item.target].driver
+    steps = lay_out(out, program, vmfb, inputs, expected, list(q.bad.flags), driver,
+                    q.function, meta, f"{t.case.slug}::{t.item.name}: triage, IREE {bad_version}")
+    return install + "\n" + steps
+
+
+def _summary(t, bad_v: str, good_v: str) -> str:
+    q = t.question
+    what = {"differential": "computes different numbers than",
+            "outcome": f"fails ({t.bug.description}) where",
+            "ir": f"fails its IR check ({t.bug.description}) where"}[q.mode]
+    parts = [f"On IREE {bad_v}, `{t.case.slug}::{t.item.name}` {what} IREE {good_v} "
+             f"({'passes' if q.good_outcome == 'pass' else 'gives ' + q.good_outcome})."]
+    b = t.bisect
+    parts.append(f"Bisect over {len(b.versions)} releases ({len(b.probes)} probes): "
+                 + (f"first fixed {b.last_good}, last broken {b.first_bad}." if t.direction == "fixed"
+                    else f"first bad {b.first_bad}, last good {b.last_good}."))
+    if t.reduced_check and t.reduced_check[0]:
+        parts.append(f"Reduced with iree-reduce from {_size_line(t)}; the reduced program still "
+                     f"shows the bug on {bad_v} and not on {good_v}.")
+    if t.phase and t.phase.phase:
+        parts.append(f"The releases part ways in the `{t.phase.phase}` phase"
+                     + (f", first in the pass `{t.pass_diff.argument}`" if t.pass_diff and t.pass_diff.argument else "")
+                     + ".")
+    elif t.pass_diff and t.pass_diff.argument:
+        parts.append(f"The first pass whose output differs is `{t.pass_diff.argument}`.")
+    if t.failing_pass:
+        parts.append(f"The bad release fails in `{t.failing_pass}`.")
+    return " ".join(parts)
+
+
+def write_issue(t, out: Path) -> None:
+    data = {"case": t.case.slug, "item": t.item.name, "bug": t.bug.description,
+            "direction": t.direction, "seconds": t.seconds, "problems": t.problems, "log": t.log}
+    if t.bisect is None or t.question is None or t.start is None:
+        (out / "TRIAGE.json").write_text(json.dumps(data, indent=1))
+        (out / "ISSUE.md").write_text(f"# {t.case.title}: not triaged\n\n"
+                                      + "\n".join(f"- {p}" for p in t.problems) + "\n")
+        return
+    bad_v, good_v = _versions(t)
+    steps = _write_files(t, out)
+    if t.crash_reproducer:
+        shutil.copy(t.crash_reproducer, out / "crash-reproducer.mlir")
+    ops0, lines0 = size(t.start.read_text())
+    ops1, lines1 = size(t.program.read_text())
+    data.update({
+        "bad": {"version": bad_v, "compiler": t.bad.compiler_version, "revision": t.bad.compiler_revision},
+        "good": {"version": good_v, "compiler": t.good.compiler_version, "revision": t.good.compiler_revision},
+        "probes": [p.__dict__ for p in t.bisect.probes],
+        "mode": t.question.mode, "start": t.start_note, "inputs": t.inputs_note,
+        "size": {"before": {"ops": ops0, "lines": lines0}, "after": {"ops": ops1, "lines": lines1}},
+        "reduced_shows_bug": t.reduced_check[0] if t.reduced_check else None,
+        "reduced_check": t.reduced_check[1] if t.reduced_check else "",
+        "phase": t.phase.phase if t.phase else "", "phase_missing": t.phase.missing if t.phase else "",
+        "confirmation": t.confirmation, "pass": t.pass_diff.argument if t.pass_diff else "",
+        "failing_pass": t.failing_pass})
+    (out / "TRIAGE.json").write_text(json.dumps(data, indent=1, default=str))
+    (out / "ISSUE.md").write_text(_issue_text(t, bad_v, good_v, steps))
+
+
+def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
+    q = t.question
+    program_text = t.program.read_text()
+    links = ", ".join(t.case.issues) or "none (found by iree-regress)"
+    lines = [f"# {t.case.title}: {' or '.join(t.bug.outcomes)} on IREE {bad_v}, not on {good_v}", "",
+             _summary(t, bad_v, good_v), "",
+             f"Related upstream: {links}. Triaged from the iree-regress case `{t.case.slug}`, "
+             f"item `{t.item.name}` (`iree-regress triage {t.case.slug}::{t.item.name}`).", "",
+             "## Versions", "",
+             f"- bad: `pip install iree-base-compiler=={bad_v}`: iree-compile {t.bad.compiler_version} "
+             f"@ {t.bad.compiler_revision or '?'}",
+             f"- good: `pip install iree-base-compiler=={good_v}`: iree-compile {t.good.compiler_version} "
+             f"@ {t.good.compiler_revision or '?'}"]
+    if t.bad.compiler_revision and t.good.compiler_revision:
+        older, newer = ((t.good, t.bad) if t.direction == "broken" else (t.bad, t.good))
+        lines.append(f"- the commits between them: "
+                     + REVISION_URL.format(good=older.compiler_revision[:12], bad=newer.compiler_revision[:12]))
+    lines += ["", "## Reproducer", "",
+              f"`input.mlir`: {_size_line(t)}. Reduced from {t.start_note}." if t.program is not t.start
+              else f"`input.mlir`: {_size_line(t)}; it is {t.start_note}.", ""]
+    if len(program_text.splitlines()) <= INLINE_LINES:
+        lines += ["```mlir", program_text.rstrip(), "```", ""]
+    lines += ["## Steps to reproduce (in this folder)", "", "```sh", steps, "```", "",
+              "## Observed and expected", ""]
+    if q.mode == "differential":
+        lines.append(f"Observed on {bad_v}: outputs that differ from {good_v}'s on the same inputs "
+                     f"({t.inputs_note}): {(t.reduced_check or (0, t.start_check))[1][:400]}")
+        lines.append(f"Expected: the outputs of {good_v} (in `expected/`), within atol {q.atol:g}, rtol {q.rtol:g}.")
+    else:
+        lines.append(f"Observed on {bad_v}: {(t.reduced_check or (0, t.start_check))[1][:600]}")
+        lines.append(f"Expected: as on {good_v}, {q.good_outcome}.")
+    lines += ["", "## Where in the compiler", ""]
+    if t.phase is not None:
+        lines.append(f"First compilation phase whose output differs (`--dump-compilation-phases-to`, "
+                     f"locations, SSA names and host CPU features ignored): "
+                     f"**{t.phase.phase or 'none'}**{' (' + t.phase.missing + ')' if t.phase.missing else ''}.")
+        lines += [f"- {c}" for c in t.confirmation]
+        if t.phase.diff:
+            lines += ["", "```diff", *t.phase.diff, "```"]
+    if t.pass_diff is not None:
+        instead = f" (from the same module the good release ran `{t.pass_diff.good_instead}`)" \
+            if t.pass_diff.good_instead else ""
+        lines += ["", f"First pass whose output the good release never produced "
+                      f"(`--mlir-print-ir-after-change`): **{t.pass_diff.argument or 'none'}**{instead}."]
+        if t.pass_diff.diff and (t.phase is None or t.pass_diff.diff[2:] != t.phase.diff[2:]):
+            lines += ["", "```diff", *t.pass_diff.diff, "```"]
+    if t.failing_pass:
+        lines += ["", f"The bad release's failing pass (`--mlir-pass-pipeline-local-reproducer`): "
+                      f"`{t.failing_pass}`; its input is `crash-reproducer.mlir` "
+                      f"(`iree-opt crash-reproducer.mlir --run-reproducer`)."]
+    lines += ["", "## Bisect", "", "| release | state | outcome | seconds |", "|---|---|---|---|"]
+    lines += [f"| {p.version} | {p.state} | {p.outcome[:90].replace('|', '/')} | {p.seconds:.1f} |"
+              for p in t.bisect.probes]
+    if t.problems:
+        lines += ["", "## Not done", ""] + [f"- {p}" for p in t.problems]
+    return "\n".join(lines) + "\n"

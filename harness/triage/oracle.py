@@ -1,0 +1,208 @@
+"""Whether a program is still interesting: it shows the bug on the bad release and does
+not on the good one.
+
+The second half keeps a reduction from wandering into another bug (a candidate the
+good release also rejects is not this regression). What "the bug" is depends on it:
+
+    outcome       the case's bug outcome and message (compile-fail matching /.../,
+                  compile-crash, run-crash) on the bad release; a pass on the good one
+    differential  wrong numbers: both releases compile and run the program on the same
+                  inputs, and their outputs differ beyond tolerance. A reduced program
+                  has no PyTorch golden, so the good release is the reference.
+    ir            the case's IR check (tool, flags, FileCheck file) fails on the bad
+                  release with the bug's message and passes on the good one
+
+The question is a JSON file so that iree-reduce's interestingness script can ask it:
+`python -m harness.triage.oracle QUESTION.json CANDIDATE.mlir` exits 0 when the
+candidate is interesting, and appends one line per candidate to the question's log.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..bug import BUG, Bug
+from ..cache import Cache
+from ..compare import compare_outputs
+from ..outcomes import PASS_OUTCOME
+from ..process import Bounds
+from ..runner import ItemResult
+from ..stages import Settings, compile_stage, ir_check, run_module
+from ..toolchain import Toolchain
+from .program import SignatureError, signature
+
+MODES = ("outcome", "differential", "ir")
+# A reduced program compared across releases: differences below this are rounding, not
+# the bug (a reduction chasing them would end at a one-ulp difference).
+DIFFERENTIAL_FLOOR = 1e-3
+
+
+@dataclass(frozen=True)
+class Side:
+    """One release as triage uses it: its tools and the item's compile flags for it."""
+    toolchain: Toolchain
+    flags: tuple[str, ...]
+
+    def as_dict(self) -> dict:
+        return {"toolchain": {k: str(v) for k, v in asdict(self.toolchain).items()},
+                "flags": list(self.flags)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Side":
+        tc = dict(data["toolchain"])
+        for key in ("compile", "opt", "run_module"):
+            tc[key] = Path(tc[key])
+        return cls(Toolchain(**tc), tuple(data["flags"]))
+
+
+@dataclass(frozen=True)
+class Question:
+    mode: str
+    bad: Side
+    good: Side
+    outcomes: tuple[str, ...] = ()
+    match: str | None = None
+    target: str | None = None  # the item's target (runs there); None for ir checks
+    function: str = "main"
+    inputs: tuple[str, ...] = ()  # .npy files fed to every candidate
+    n_outputs: int = 0  # results of the start program (phase outputs past abi hide them)
+    atol: float = DIFFERENTIAL_FLOOR
+    rtol: float = DIFFERENTIAL_FLOOR
+    ir: dict = field(default_factory=dict)  # tool, args, checks, prefix
+    work: str = ""  # the candidates' cache and the log live here
+    good_outcome: str = PASS_OUTCOME  # what the good release gives on the start program
+
+    def with_good_outcome(self, outcome: str) -> "Question":
+        return replace(self, good_outcome=outcome)
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"mode {self.mode!r}: one of {', '.join(MODES)}")
+
+    @property
+    def bug(self) -> Bug:
+        # Differential: the bug is "outputs differ"; the case's message names counts of
+        # the whole program, which a reduced one no longer has.
+        match = re.compile(self.match) if self.match and self.mode != "differential" else None
+        return Bug(self.outcomes, match, ())
+
+    def save(self, path: Path) -> Path:
+        data = {**asdict(self), "bad": self.bad.as_dict(), "good": self.good.as_dict()}
+        path.write_text(json.dumps(data, indent=1))
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> "Question":
+        data = json.loads(Path(path).read_text())
+        data["bad"], data["good"] = Side.from_dict(data["bad"]), Side.from_dict(data["good"])
+        for key in ("outcomes", "inputs"):
+            data[key] = tuple(data[key])
+        return cls(**data)
+
+    def settings(self, side: Side) -> Settings:
+        return Settings(toolchain=side.toolchain, cache=Cache(Path(self.work) / "cache"),
+                        compile_bounds=Bounds(timeout_s=120, memory_mb=8192),
+                        run_bounds=Bounds(timeout_s=60, memory_mb=8192))
+
+
+@dataclass
+class Observation:
+    result: ItemResult  # outcome, failure_text() and compile_only, as for a case's item
+    outputs: list[np.ndarray] | None = None
+
+
+def observe(q: Question, side: Side, program: Path, run: bool, extra: tuple[str, ...] = ()) -> Observation:
+    """Compile `program` with `side` and `extra` flags (and run it when `run`), or apply
+    the IR check."""
+    settings = q.settings(side)
+    result = ItemResult(None, "triage", q.target, None, None, side.toolchain.compiler_version)
+    if q.mode == "ir":
+        result.stages.append(ir_check(q.ir["tool"], program, tuple(q.ir["args"]),
+                                      Path(q.ir["checks"]), q.ir["prefix"], settings))
+        return Observation(result)
+    compiled, vmfb = compile_stage(program, [*side.flags, *extra], settings)
+    result.stages.append(compiled)
+    if not compiled.ok or not run:
+        return Observation(result)
+    try:
+        n_outputs = len(signature(program.read_text(), q.function).results)
+    except SignatureError:
+        n_outputs = q.n_outputs  # a phase output past abi: buffer views, same results
+    ran, outputs = run_module(q.target, vmfb, q.function, [Path(p) for p in q.inputs], n_outputs,
+                              settings)
+    result.stages.append(ran)
+    return Observation(result, outputs)
+
+
+def interesting(q: Question, program: Path) -> tuple[bool, str]:
+    """(whether `program` shows the bug on the bad release and not on the good, why)."""
+    try:
+        if q.mode == "differential":
+            return _differs(q, program)
+        bug = q.bug
+        run = bug.needs_device()
+        bad = observe(q, q.bad, program, run).result
+        state = bug.state(bad)
+        if state.kind != BUG:
+            return False, f"bad release: {bad.outcome} ({state})"
+        good = observe(q, q.good, program, run).result
+        state = bug.state(good)
+        # The good release must behave as it did on the start program (usually: pass), so
+        # that a reduction cannot end on something the good release rejects as well.
+        if state.kind == BUG or good.outcome != q.good_outcome:
+            return False, f"good release: {good.outcome} ({state}), not {q.good_outcome}"
+        return True, f"bad release: {bad.outcome}: {bad.failing_stage.detail[:200]}; good release: {good.outcome}"
+    except SignatureError as e:
+        return False, f"cannot feed it: {e}"
+
+
+def shows_bug(q: Question, side: Side, program: Path, extra: tuple[str, ...] = (),
+              reference: list[np.ndarray] | None = None) -> tuple[bool | None, str]:
+    """Whether one compile (and run) by `side` shows the bug: True, False, or None when
+    it shows something else. Wrong numbers are judged against `reference` outputs."""
+    if q.mode != "differential":
+        seen = observe(q, side, program, q.bug.needs_device(), extra).result
+        state = q.bug.state(seen)
+        detail = seen.failing_stage.detail[:160] if seen.failing_stage else ""
+        if state.kind == BUG:
+            return True, f"{seen.outcome}: {detail}"
+        return (False if seen.outcome == q.good_outcome else None), f"{seen.outcome} {detail}".strip()
+    seen = observe(q, side, program, True, extra)
+    if seen.result.outcome != PASS_OUTCOME or seen.result.compile_only:
+        return None, seen.result.failing_stage.detail[:160] if seen.result.failing_stage else "compile-only"
+    comparison = compare_outputs(seen.outputs, reference, [np.load(p) for p in q.inputs],
+                                 q.atol, q.rtol, (), "the good release")
+    return not comparison.ok, comparison.summary()
+
+
+def _differs(q: Question, program: Path) -> tuple[bool, str]:
+    observed = {}
+    for name, side in (("bad", q.bad), ("good", q.good)):
+        seen = observe(q, side, program, run=True)
+        if seen.result.outcome != PASS_OUTCOME or seen.result.compile_only:
+            shown = "compile-only" if seen.result.compile_only else seen.result.outcome
+            return False, f"{name} release: {shown}"
+        observed[name] = seen.outputs
+    inputs = [np.load(p) for p in q.inputs]
+    comparison = compare_outputs(observed["bad"], observed["good"], inputs, q.atol, q.rtol, (),
+                                 "the good release")
+    return not comparison.ok, comparison.summary()
+
+
+def _main(argv: list[str]) -> int:
+    question_file, candidate = Path(argv[0]), Path(argv[1])
+    q = Question.load(question_file)
+    yes, why = interesting(q, candidate)
+    with open(Path(q.work) / "oracle.log", "a") as log:
+        log.write(f"{'interesting' if yes else 'not'}\t{why.splitlines()[0] if why else ''}\n")
+    return 0 if yes else 1
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

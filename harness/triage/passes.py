@@ -1,0 +1,109 @@
+"""Which pass, within a phase, made two releases part ways; and the pass a crash died in.
+
+Each release compiles the same phase from its own dump of the phase before, printing the
+whole module after every pass that changed it:
+
+    iree-compile PREV.mlir --compile-from=PREV --compile-to=PHASE --mlir-print-ir-after-all
+        --mlir-print-ir-after-change --mlir-print-ir-module-scope --mlir-disable-threading
+
+Passes are renamed, added and reordered between releases, so they are not matched by
+position: the culprit is the first pass of the bad release whose output is a module the
+good release never produced (after normalising away locations, SSA names and host CPU
+features, as phases.py does).
+
+A compile that fails or crashes writes `--mlir-pass-pipeline-crash-reproducer`; with
+`--mlir-pass-pipeline-local-reproducer` its pipeline is the one pass that failed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..phases import normalise
+from ..process import Bounds, ProcessResult, run_bounded
+from ..toolchain import Toolchain
+
+_HEADER = re.compile(r"^// -----// IR Dump After (\S+?)(?: Failed)? \(([^)]*)\).*//----- //\s*$", re.M)
+_PIPELINE = re.compile(r'pipeline:\s*"((?:[^"\\]|\\.)*)"')
+PRINT_CHANGES = ("--mlir-print-ir-after-all", "--mlir-print-ir-after-change",
+                 "--mlir-print-ir-module-scope", "--mlir-disable-threading")
+
+
+@dataclass(frozen=True)
+class PassState:
+    name: str  # the pass's class, e.g. PropagateLinalgTransposePass
+    argument: str  # its flag, e.g. iree-global-opt-propagate-linalg-transpose
+    ir: tuple[str, ...]  # the module after it, normalised
+
+
+@dataclass(frozen=True)
+class PassDiff:
+    argument: str  # "" when the bad release produced nothing the good one did not
+    name: str = ""
+    good_instead: str = ""  # what the good release ran from the same module, if anything
+    diff: tuple[str, ...] = ()
+
+
+def states(dump: str) -> list[PassState]:
+    """The module after each pass, in order, from `--mlir-print-ir-after-*` output."""
+    heads = list(_HEADER.finditer(dump))
+    found = []
+    for i, head in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(dump)
+        found.append(PassState(head.group(1), head.group(2), tuple(normalise(dump[head.end():end]))))
+    return found
+
+
+def first_changed_pass(good_start: str, good_dump: str, bad_start: str, bad_dump: str,
+                       context: int = 2, max_lines: int = 40) -> PassDiff:
+    """The first bad-release pass whose output the good release never produced, from
+    each release's module before the phase and its pass-by-pass dump."""
+    good = [PassState("", "(start)", tuple(normalise(good_start)))] + states(good_dump)
+    seen = {s.ir: i for i, s in enumerate(good)}  # module -> its last position in good
+    previous = tuple(normalise(bad_start))
+    for state in states(bad_dump):
+        if state.ir not in seen:
+            at = seen.get(previous)
+            after = good[at + 1] if at is not None and at + 1 < len(good) else None
+            reference = after.ir if after else previous
+            diff = difflib.unified_diff(list(reference), list(state.ir), "good", "bad",
+                                        n=context, lineterm="")
+            return PassDiff(state.argument, state.name, after.argument if after else "",
+                            tuple(diff)[:max_lines])
+        previous = state.ir
+    return PassDiff("")
+
+
+def print_changes(toolchain: Toolchain, start: Path, flags: list[str], from_phase: str | None,
+                  to_phase: str, out: Path, bounds: Bounds = Bounds()) -> ProcessResult:
+    """Compile one phase (from the dump of the phase before it, or from the input when
+    `from_phase` is None) with every changing pass printed into `out`."""
+    argv = [toolchain.compile, start, *flags, f"--compile-to={to_phase}", *PRINT_CHANGES,
+            "-o", out.with_suffix(".result.mlir")]
+    if from_phase:
+        argv.insert(3, f"--compile-from={from_phase}")
+    return run_bounded(argv, bounds, stderr_copy=out)
+
+
+def crash_pipeline(toolchain: Toolchain, mlir: Path, flags: list[str], reproducer: Path,
+                   bounds: Bounds = Bounds()) -> tuple[str, ProcessResult]:
+    """The pass pipeline of the local crash reproducer a failing compile writes ('' when
+    it writes none)."""
+    proc = run_bounded([toolchain.compile, mlir, *flags,
+                        f"--mlir-pass-pipeline-crash-reproducer={reproducer}",
+                        "--mlir-pass-pipeline-local-reproducer", "--mlir-disable-threading",
+                        "-o", reproducer.with_suffix(".vmfb")], bounds)
+    reproducer.with_suffix(".vmfb").unlink(missing_ok=True)
+    if not reproducer.is_file():
+        return "", proc
+    m = _PIPELINE.search(reproducer.read_text(errors="replace")[-20000:])
+    return (m.group(1) if m else ""), proc
+
+
+def innermost(pipeline: str) -> str:
+    """The pass a local reproducer's pipeline runs: 'builtin.module(hal.executable(...(x)))' -> 'x'."""
+    inner = pipeline.rstrip(")").rsplit("(", 1)[-1]
+    return inner.split("{", 1)[0] or pipeline
