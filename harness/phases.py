@@ -40,12 +40,14 @@ class PhaseDiff:
 
 
 def dump_phases(toolchain: Toolchain, mlir: Path, flags: list[str], out: Path,
-                bounds: Bounds = Bounds()) -> ProcessResult:
+                bounds: Bounds = Bounds(), locations: bool = False) -> ProcessResult:
     """Compile with the phases dumped into `out` (a failing compile dumps up to the
-    phase it failed in)."""
+    phase it failed in); with `locations`, the dumps keep the source locations (a
+    diagnostic read from them still names the original op)."""
     out.mkdir(parents=True, exist_ok=True)
-    return run_bounded([toolchain.compile, mlir, *flags, f"--dump-compilation-phases-to={out}",
-                        "-o", out / "module.vmfb"], bounds)
+    debuginfo = ["--mlir-print-debuginfo"] if locations else []
+    return run_bounded([toolchain.compile, mlir, *flags, *debuginfo,
+                        f"--dump-compilation-phases-to={out}", "-o", out / "module.vmfb"], bounds)
 
 
 def phases(folder: Path) -> list[tuple[int, str, Path]]:

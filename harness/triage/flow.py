@@ -31,12 +31,12 @@ from ..history.bisect import BisectResult
 from ..history.probe import bisect_item
 from ..item import ItemId
 from ..phases import PhaseDiff, differences, dump_phases, phases
-from ..reference import load_arrays
+from ..reference import load_arrays, npy_files
 from ..stages import compile_flags, import_stage
 from ..toolchain import Toolchain
 from . import passes
 from .oracle import Question, Side, interesting, observe, shows_bug
-from .program import inputs_for, signature, size, write_inputs
+from .program import SignatureError, inputs_for, signature, write_inputs
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -139,8 +139,20 @@ def when(t: Triage, source, good: str | None, bad: str | None) -> bool:
             return True
         t.say(f"when: no answer over {span[0]} .. {span[-1]}: "
               f"{result.error or 'undecided: ' + ', '.join(result.undecided)}")
-    t.problems.append(f"bisect found no boundary: {t.bisect.error if t.bisect else ''}")
-    return False
+    window = t.case.history.windows[-1] if t.case.history.windows and not (good and bad) else None
+    if window is None or not window.last_good:
+        t.problems.append(f"bisect found no boundary: {t.bisect.error if t.bisect else ''}")
+        return False
+    # The release before the onset shows another outcome (it cannot read the program, say):
+    # the window `prove --scan` measured is the boundary; the oracle decides what it means.
+    t.problems.append(f"bisect could not confirm the onset ({t.bisect.error}); the case's measured "
+                      f"window {window.last_good} < {window.first_bad} is used")
+    t.bisect = BisectResult([window.last_good, window.first_bad], t.bisect.probes,
+                            window.first_bad, window.last_good)
+    t.direction = "broken"
+    t.good = releases.ensure(window.last_good, source, t.say)
+    t.bad = releases.ensure(window.first_bad, source, t.say)
+    return True
 
 
 # ---------------------------------------------------------------------------- reduce
@@ -179,31 +191,36 @@ def frame_question(t: Triage, work: Path, base=None) -> list[tuple[Path, str]]:
         if mlir is None:
             continue
         dump = work / f"phases-{name}-original"
-        dump_phases(tc, mlir, list(flags), dump)
+        dump_phases(tc, mlir, list(flags), dump, locations=True)
         found = [p for _, phase, p in phases(dump) if phase == "input"]
         if found:  # iree-reduce knows no torch dialect: reduce what the input phase made
             starts.append((found[0], f"the {name} release's `--compile-to=input` output of the case"))
         if t.case.torch_model is None and name == "bad":
             starts.append((mlir, f"the case's own {mlir.name}"))
     inputs: tuple[str, ...] = ()
-    sig = None
-    if mode == "differential" or (mode == "outcome" and t.bug.needs_device()):
-        sig = signature(starts[0][0].read_text(), t.case.function) if starts else None
+    n_outputs = 0
+    if starts and (mode == "differential" or (mode == "outcome" and t.bug.needs_device())):
         offered = load_arrays(t.case.inputs_dir) if t.case.inputs_dir.is_dir() else []
-        arrays, t.inputs_note = inputs_for(sig, offered) if sig else ([], "")
+        try:
+            sig = signature(starts[0][0].read_text(), t.case.function)
+            arrays, t.inputs_note = inputs_for(sig, offered)
+            n_outputs = len(sig.results)
+        except SignatureError:  # an imported torch program's entry point takes buffer views
+            arrays, t.inputs_note = offered, "the case's inputs (the entry point takes buffer views)"
+            n_outputs = len(npy_files(t.case.expected_dir))
         inputs = tuple(str(p) for p in write_inputs(arrays, work / "inputs"))
     atol = max(t.case.atol, 1e-3) if mode == "differential" else t.case.atol
     rtol = max(t.case.rtol, 1e-3) if mode == "differential" else t.case.rtol
     t.question = Question(mode, sides["bad"], sides["good"], t.bug.outcomes,
                           t.bug.match.pattern if t.bug.match else None, t.item.target,
-                          t.case.function, inputs, len(sig.results) if sig else 0, atol, rtol, ir,
-                          str(work))
+                          t.case.function, inputs, n_outputs, atol, rtol, ir, str(work))
     return starts
 
 
 def choose_start(t: Triage, starts: list[tuple[Path, str]]) -> bool:
     """The first program that shows the bug on the bad release and not on the good; the
     good release's outcome on it is what every candidate must give there too."""
+    whys = []
     for path, note in starts:
         good_outcome = observe(t.question, t.question.good, path, t.bug.needs_device()).result.outcome \
             if t.question.mode != "differential" else "pass"
@@ -213,9 +230,11 @@ def choose_start(t: Triage, starts: list[tuple[Path, str]]) -> bool:
         if yes:
             t.question, t.start, t.start_note, t.start_check = q, path, note, why
             return True
-    t.problems.append("no program shows the bug on the bad release and not on the good one "
-                      "(for a bug in the input conversion: the input phase's output carries it "
-                      "to both releases; iree-reduce cannot read torch IR)")
+        whys.append(f"{note}: {why[:200]}")
+    # E.g. the good release fails the same way on the bad one's input IR: the onset is the
+    # importer's (an op it could not read before), or the bug is in the input conversion.
+    t.problems.append("no program shows the bug on the bad release and not on the good one; "
+                      + "; ".join(whys or ["nothing to start from"]))
     return False
 
 

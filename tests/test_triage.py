@@ -1,0 +1,144 @@
+"""Triage: the pass localisation and phase walk from fake dumps, the program's signature
+and inputs, and one whole triage of a real case on two real releases."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.phases import differences
+from harness.triage import passes
+from harness.triage.program import SignatureError, inputs_for, signature, size
+
+
+def dump(*sections):
+    """`--mlir-print-ir-after-*` text: (pass class, flag, module) per section."""
+    return "".join(f"// -----// IR Dump After {name} ({flag}) ('builtin.module' operation) //----- //\n{ir}\n"
+                   for name, flag, ir in sections)
+
+
+START = "%0 = linalg.transpose ins(%arg0) permutation = [1, 0] loc(\"m\":1:1)"
+
+
+def test_the_culprit_is_the_first_pass_whose_module_the_good_release_never_made():
+    canon = "%0 = linalg.transpose ins(%arg0) permutation = [1, 0]"
+    wrong = "%0 = linalg.generic ins(%arg0) index on the old dim"
+    right = "%0 = linalg.generic ins(%arg0) index remapped"
+    good = dump(("Canonicalizer", "canonicalize", canon), ("PropagateLinalgTransposePass",
+                 "iree-global-opt-propagate-linalg-transpose", right))
+    # The bad release renamed an SSA value and runs a new pass first: neither counts.
+    bad = dump(("NewNoOpPass", "iree-new-noop", canon.replace("%0", "%7")),
+               ("PropagateLinalgTransposePass", "iree-global-opt-propagate-linalg-transpose", wrong))
+    found = passes.first_changed_pass(START, good, START, bad)
+    assert found.argument == "iree-global-opt-propagate-linalg-transpose"
+    assert found.good_instead == "iree-global-opt-propagate-linalg-transpose"
+    assert any(line.startswith("-") and "remapped" in line for line in found.diff)
+    assert any(line.startswith("+") and "old dim" in line for line in found.diff)
+    assert passes.first_changed_pass(START, good, START, good).argument == ""
+
+
+def test_the_failing_pass_of_a_local_reproducer():
+    pipeline = "builtin.module(hal.executable(hal.executable.variant(builtin.module(func.func(" \
+               "iree-llvmcpu-check-ir-before-llvm-conversion{fail-on-out-of-bounds=true})))))"
+    assert passes.innermost(pipeline) == "iree-llvmcpu-check-ir-before-llvm-conversion"
+
+
+def test_every_differing_phase_in_order_then_where_the_bad_release_stopped(tmp_path):
+    def phases(folder, texts):
+        folder.mkdir()
+        for i, (name, text) in enumerate(texts, 1):
+            (folder / f"m.{i}.{name}.mlir").write_text(text)
+        return folder
+
+    good = phases(tmp_path / "good", [("input", "a"), ("flow", "f"), ("stream", "s"), ("hal", "h")])
+    bad = phases(tmp_path / "bad", [("input", "a"), ("flow", "F"), ("stream", "S")])
+    found = [(d.phase, bool(d.missing)) for d in differences(good, bad)]
+    assert found == [("flow", False), ("stream", False), ("hal", True)]
+
+
+def test_signature_and_inputs():
+    sig = signature("util.func public @main(%arg0: tensor<?x3xf32> {x.y}, %arg1: tensor<i1>)"
+                    " -> (tensor<?xi64>, tensor<2xf32>) attributes {a} {")
+    assert [t.dims for t in sig.args] == [(None, 3), ()] and len(sig.results) == 2
+    case_inputs = [np.ones((5, 3), np.float32), np.array(True)]
+    assert inputs_for(sig, case_inputs)[0] is not case_inputs and \
+        inputs_for(sig, case_inputs)[1] == "the case's inputs"
+    made, how = inputs_for(sig, [np.ones((5, 4), np.float32)])  # does not fit: generated
+    again, _ = inputs_for(sig, [])
+    assert "generated" in how and made[0].shape == (4, 3) and np.array_equal(made[0], again[0])
+    with pytest.raises(SignatureError, match="argument 0 is a !hal.buffer_view"):
+        signature("util.func public @main(%arg0: !hal.buffer_view) -> !hal.buffer_view {")
+    assert size("module {\n  %0 = arith.addf %a, %b : f32\n\n  util.return %0 : f32\n}\n") == (2, 4)
+
+
+# --------------------------------------------------------------- real releases (PyPI)
+
+CASE, ITEM, GOOD, BAD = "transpose-propagation-index-semantics", "cpu-O3", "3.0.0", "3.1.0"
+
+
+@pytest.fixture(scope="module")
+def triaged(tmp_path_factory):
+    """`iree-regress triage` of a wrong-numbers case between its real last good and first
+    bad releases (installed under the cache on first use)."""
+    out = tmp_path_factory.mktemp("triage") / "bundle"
+    repo = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "triage", f"{CASE}::{ITEM}",
+                           "--good", GOOD, "--bad", BAD, "--out", str(out)],
+                          cwd=repo, capture_output=True, text=True, timeout=1200)
+    if "cannot install IREE" in done.stdout + done.stderr:
+        pytest.skip("the releases cannot be installed here (no package index)")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return out, json.loads((out / "TRIAGE.json").read_text())
+
+
+def test_triage_names_the_boundary_phase_and_pass(triaged):
+    _, data = triaged
+    assert (data["bad"]["version"], data["good"]["version"]) == (BAD, GOOD)
+    assert data["bad"]["revision"].startswith("d2242207") and data["good"]["revision"].startswith("29c451b0")
+    assert data["phase"] == "global-optimization"
+    assert all("as expected" in line for line in data["confirmation"])
+    assert data["pass"] == "iree-global-opt-propagate-linalg-transpose"
+
+
+def test_the_reduced_program_shows_the_bug_on_the_bad_release_only(triaged):
+    """Asked again, outside the triage: the bad release's outputs differ from the good
+    release's expected/ ones, and the good release reproduces its own."""
+    from harness.triage.oracle import Question, interesting, shows_bug
+
+    out, data = triaged
+    assert data["reduced_shows_bug"] is True
+    q = Question.load(out / "work" / "question.json")
+    program = out / "input.mlir"
+    yes, why = interesting(q, program)
+    assert yes, why
+    reference = [np.load(p) for p in sorted((out / "expected").glob("*.npy"))]
+    assert shows_bug(q, q.bad, program, (), reference)[0] is True
+    assert shows_bug(q, q.good, program, (), reference)[0] is False
+
+
+def test_issue_md_steps_run_as_pasted_and_show_the_bug(triaged, tmp_path):
+    """ISSUE.md's commands, pasted in a copy of the bundle with the bad release's tools on
+    PATH (the pip line is what puts them there): the compare step reports the bug."""
+    import shutil
+
+    from harness.history.releases import install_dir
+
+    out, _ = triaged
+    fresh = tmp_path / "fresh"
+    shutil.copytree(out, fresh, ignore=shutil.ignore_patterns("work", "module.vmfb", "outputs"))
+    steps = re.search(r"```sh\n(.*?)```", (fresh / "ISSUE.md").read_text(), re.S).group(1)
+    assert steps.startswith(f"python3 -m pip install iree-base-compiler=={BAD} iree-base-runtime=={BAD}")
+    site = install_dir(BAD)
+    path = [str(site / "iree" / "compiler" / "_mlir_libs"), str(site / "iree" / "_runtime_libs"),
+            os.path.dirname(sys.executable), os.environ["PATH"]]
+    pasted = "\n".join(line for line in steps.splitlines() if "pip install" not in line)
+    done = subprocess.run(["bash", "-c", pasted.replace("python3 ", f"{sys.executable} ")], cwd=fresh,
+                          env={**os.environ, "PATH": os.pathsep.join(path)},
+                          capture_output=True, text=True, timeout=300)
+    assert (fresh / "module.vmfb").is_file() and (fresh / "outputs" / "out0.npy").is_file()
+    assert done.returncode == 1 and "compare-fail" in done.stdout, done.stdout + done.stderr
