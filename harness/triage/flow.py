@@ -16,21 +16,22 @@ A step that cannot be done says why and the next steps go on with what there is.
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import reducer
-from ..bug import BUG, Bug
+from ..bug import Bug
 from ..case import Case
 from ..history import releases
 from ..history.bisect import BisectResult
 from ..history.probe import bisect_item
-from ..item import ItemId
+from ..item import ItemId, settings_with
 from ..phases import PhaseDiff, differences, dump_phases, phases
+from ..process import run_bounded
 from ..reference import load_arrays, npy_files
 from ..stages import compile_flags, import_stage
 from ..toolchain import Toolchain
@@ -78,16 +79,13 @@ class Triage:
         return self.reduced if self.reduced and self.reduced_check and self.reduced_check[0] else self.start
 
 
+@contextmanager
 def _timed(t: Triage, step: str):
-    class _Clock:
-        def __enter__(self):
-            self.start = time.monotonic()
-
-        def __exit__(self, *exc):
-            t.seconds[step] = round(time.monotonic() - self.start, 1)
-            return False
-
-    return _Clock()
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        t.seconds[step] = round(time.monotonic() - start, 1)
 
 
 # ------------------------------------------------------------------------------ when
@@ -163,12 +161,6 @@ def _mode(t: Triage) -> str:
     return "differential" if set(t.bug.outcomes) == {"compare-fail"} else "outcome"
 
 
-def _settings(t: Triage, toolchain: Toolchain, base):
-    from ..item import settings_with
-
-    return settings_with(toolchain, base)
-
-
 def frame_question(t: Triage, work: Path, base=None) -> list[tuple[Path, str]]:
     """The oracle's question, and the programs it may start from, best first."""
     mode = _mode(t)
@@ -176,7 +168,7 @@ def frame_question(t: Triage, work: Path, base=None) -> list[tuple[Path, str]]:
     starts: list[tuple[Path, str]] = []
     ir = {}
     for name, tc in (("bad", t.bad), ("good", t.good)):
-        settings = _settings(t, tc, base)
+        settings = settings_with(tc, base)
         if t.item.is_ir:
             check = next(c for c in t.case.ir_checks if c.name == t.item.ir_check)
             ir = {"tool": check.tool, "args": list(check.args), "checks": str(check.checks),
@@ -272,7 +264,7 @@ def where(t: Triage, work: Path) -> None:
         for name, side in (("good", q.good), ("bad", q.bad)):
             tool = side.toolchain.opt if q.ir["tool"] == "iree-opt" else side.toolchain.compile
             out = work / f"passes-{name}.txt"
-            passes.run_bounded([tool, program, *q.ir["args"], *passes.PRINT_CHANGES, "-o",
+            run_bounded([tool, program, *q.ir["args"], *passes.PRINT_CHANGES, "-o",
                                 work / f"passes-{name}.result.mlir"], stderr_copy=out)
             dumps[name] = out.read_text(errors="replace")
         text = program.read_text()

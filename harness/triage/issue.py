@@ -145,7 +145,7 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
              f"@ {t.good.compiler_revision or '?'}"]
     if t.bad.compiler_revision and t.good.compiler_revision:
         older, newer = ((t.good, t.bad) if t.direction == "broken" else (t.bad, t.good))
-        lines.append(f"- the commits between them: "
+        lines.append("- the commits between them: "
                      + REVISION_URL.format(good=older.compiler_revision[:12], bad=newer.compiler_revision[:12]))
     lines += ["", "## Reproducer", "",
               f"`input.mlir`: {_size_line(t)}. Reduced from {t.start_note}." if t.program is not t.start
