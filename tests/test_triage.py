@@ -73,7 +73,8 @@ def test_signature_and_inputs():
     assert "generated" in how and made[0].shape == (4, 3) and np.array_equal(made[0], again[0])
     with pytest.raises(SignatureError, match="argument 0 is a !hal.buffer_view"):
         signature("util.func public @main(%arg0: !hal.buffer_view) -> !hal.buffer_view {")
-    assert size("module {\n  %0 = arith.addf %a, %b : f32\n\n  util.return %0 : f32\n}\n") == (2, 4)
+    text = "#loc1 = loc(\"m.py\":3:1)\nmodule {\n  %0 = arith.addf %a, %b : f32 loc(#loc1)\n\n  util.return %0 : f32\n}\n"
+    assert size(text) == (2, 4)
 
 
 # --------------------------------------------------------------- real releases (PyPI)
@@ -142,3 +143,48 @@ def test_issue_md_steps_run_as_pasted_and_show_the_bug(triaged, tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert (fresh / "module.vmfb").is_file() and (fresh / "outputs" / "out0.npy").is_file()
     assert done.returncode == 1 and "compare-fail" in done.stdout, done.stdout + done.stderr
+
+
+CHAIN = """#map = affine_map<(d0) -> (d0)>
+module {
+  util.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = tensor.empty() : tensor<4xf32>
+    %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%arg0 : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %5 = math.exp %in : f32
+      linalg.yield %5 : f32
+    } -> tensor<4xf32>
+    %2 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%1 : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %5 = math.rsqrt %in : f32
+      linalg.yield %5 : f32
+    } -> tensor<4xf32>
+    %3 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%2 : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %5 = math.tanh %in : f32
+      linalg.yield %5 : f32
+    } -> tensor<4xf32>
+    util.return %3 : tensor<4xf32>
+  }
+}
+"""
+
+
+def test_operand_forwarding_keeps_only_what_the_oracle_needs():
+    """A fake oracle that cares about the rsqrt only: the exp before it and the tanh after
+    it are forwarded away, and the result still parses as one chain."""
+    from harness.triage import forward
+
+    asked = []
+
+    def oracle(text):
+        asked.append(text)
+        return "math.rsqrt" in text
+
+    text, n = forward.reduce_text(CHAIN, oracle)
+    assert "math.rsqrt" in text and "math.exp" not in text and "math.tanh" not in text
+    assert "ins(%arg0 : tensor<4xf32>)" in text and "util.return %2 : tensor<4xf32>" in text
+    assert "%0 = tensor.empty()" in text and n == len(asked) <= 6
+    # An oracle that needs everything keeps everything.
+    needs_all = ("math.exp", "math.rsqrt", "math.tanh")
+    assert forward.reduce_text(CHAIN, lambda t: all(op in t for op in needs_all))[0] == CHAIN

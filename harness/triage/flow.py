@@ -35,9 +35,9 @@ from ..process import run_bounded
 from ..reference import load_arrays, npy_files
 from ..stages import compile_flags, import_stage
 from ..toolchain import Toolchain
-from . import passes
+from . import forward, passes
 from .oracle import Question, Side, interesting, observe, shows_bug
-from .program import SignatureError, inputs_for, signature, write_inputs
+from .program import SignatureError, inputs_for, signature, size, write_inputs
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -231,28 +231,48 @@ def choose_start(t: Triage, starts: list[tuple[Path, str]]) -> bool:
 
 
 def reduce_program(t: Triage, work: Path) -> None:
+    """Operand forwarding first (cheap, and it cuts chains iree-reduce keeps whole), then
+    iree-reduce on what is left; the result is asked of the oracle once more."""
+    _forward(t, work)
     question = t.question.save(work / "question.json")
     script = work / "interesting.sh"
     script.write_text(f'#!/bin/sh\nPYTHONPATH="{REPO}" exec "{sys.executable}" -m harness.triage.oracle '
                       f'"{question}" "$1"\n')
     script.chmod(0o755)
-    start = work / "start.mlir"
-    shutil.copy(t.start, start)
     for tc in (t.bad, t.good):  # some releases' reducers crash on their own candidates
         out = work / f"reduced-{tc.compiler_version}.mlir"
-        result = reducer.reduce(tc, start, script, out)
+        result = reducer.reduce(tc, t.reduced, script, out)
         tried = sum(1 for _ in open(work / "oracle.log")) if (work / "oracle.log").is_file() else 0
         t.say(f"reduce: iree-reduce of {tc.compiler_version}: {result.detail} "
-              f"({result.seconds:.0f} s, {tried} candidates asked so far)")
+              f"({result.seconds:.0f} s, {tried} candidates)")
         if result.ok:
-            t.reduced, t.reduction = result.output, f"iree-reduce of IREE {tc.compiler_version}"
+            if size(out.read_text()) < size(t.reduced.read_text()):
+                t.reduced = out
+                t.reduction += f", then iree-reduce of IREE {tc.compiler_version}"
             break
-    if t.reduced is None:
-        t.problems.append("iree-reduce did not produce a reduced program; the start program is used")
-        return
+    else:
+        t.problems.append(f"iree-reduce did not run to the end: {result.detail}")
     t.reduced_check = interesting(t.question, t.reduced)
     t.say(f"reduce: the reduced program {'shows' if t.reduced_check[0] else 'does NOT show'} the bug "
           f"on {t.bad.compiler_version} and not on {t.good.compiler_version}: {t.reduced_check[1][:200]}")
+
+
+def _forward(t: Triage, work: Path) -> None:
+    """Operand forwarding (forward.py), each step asked of the oracle."""
+    source = t.start
+    candidate = work / "forward-candidate.mlir"
+
+    def still_interesting(text: str) -> bool:
+        candidate.write_text(text)
+        return interesting(t.question, candidate)[0]
+
+    start = time.monotonic()
+    text, asked = forward.reduce_text(source.read_text(), still_interesting, log=t.say)
+    out = work / "forwarded.mlir"
+    out.write_text(text)
+    t.say(f"reduce: operand forwarding: {size(source.read_text())[0]} -> {size(text)[0]} ops "
+          f"({asked} candidates, {time.monotonic() - start:.0f} s)")
+    t.reduced, t.reduction = out, "operand forwarding"
 
 
 # ----------------------------------------------------------------------------- where
