@@ -9,7 +9,8 @@
     iree-regress prove [SLUG...]                   run cases on their known-bad / known-good releases
     iree-regress prove SLUG --scan [--write]       every release: outcome table and bug windows
     iree-regress lint [SLUG...]                    expectations precise, history consistent
-    iree-regress report [RESULTS] [--previous OLD]  summary.md + report.html (+ what changed)
+    iree-regress report [RESULTS...] [--previous OLD]  summary.md + report.html (+ what changed);
+                                                   several RESULTS (shards) are merged
     iree-regress repro CASE[::ITEM] --out DIR      reproducer bundle(s): input, module, run.sh, ISSUE.md
     iree-regress run-bundle DIR...                 run bundled modules here (runtime + numpy only)
     iree-regress triage CASE::ITEM --out DIR       bisect, reduce, find the phase and pass: ISSUE.md
@@ -277,6 +278,10 @@ def cmd_report(args) -> int:
     model = build(args.results, args.previous)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.junit:
+        from .junit import write_junit
+
+        write_junit(model.items, args.junit)
     (out / "summary.md").write_text(markdown(model))
     (out / "report.html").write_text(html_page(model))
     for w in model.warnings:
@@ -492,7 +497,9 @@ def main(argv=None) -> int:
     rr.add_argument("bundles", nargs="+")
     rr.add_argument("--device", default=None, help="e.g. cuda://0 (default: the first listed)")
     rp = sub.add_parser("report", help="Markdown + HTML report from results.jsonl")
-    rp.add_argument("results", nargs="?", type=Path, default=Path("reports/results.jsonl"))
+    rp.add_argument("results", nargs="*", type=Path, default=[Path("reports/results.jsonl")],
+                    help="one run's results, or the shards of one run (merged)")
+    rp.add_argument("--junit", type=Path, default=None, help="also write JUnit XML of the (merged) items here")
     rp.add_argument("--previous", type=Path, default=None, help="a previous run's results.jsonl")
     rp.add_argument("--out", default="reports", help="folder for summary.md and report.html")
     rp.add_argument("--fail-on-regression", action="store_true",

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from . import targets
+from . import shard, targets
 from .cache import Cache
 from .case import CaseError, load_case
 from .item import ItemId
@@ -72,6 +72,11 @@ def pytest_addoption(parser):
         if row.arch_option:
             g.addoption(row.arch_option, default=row.arch,
                         help=f"the chip the {row.name} target compiles for")
+    g.addoption("--shard", default=None,
+                help="K/N: run the K-th of N even shares of the cases (harness/shard.py)")
+    g.addoption("--shard-durations", default=None,
+                help="a previous results.jsonl whose item seconds balance the shards "
+                     "(default: every item counts the same)")
     g.addoption("--iree-reports-dir", default="reports",
                 help="where results.jsonl (and junit.xml, unless --junitxml) are written")
 
@@ -98,6 +103,15 @@ def pytest_configure(config):
     config.stash[_REPORTS_KEY] = reports
     config.stash[_RUN_ID_KEY] = (config.workerinput.get("iree_run_id", "") if _is_worker(config)
                                  else f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    if config.getoption("shard"):
+        try:
+            config.stash[_SHARD_KEY] = shard.parse(config.getoption("shard"))
+        except shard.ShardError as e:
+            raise pytest.UsageError(str(e)) from None
+        # Resolved now: reports/results.jsonl is re-linked to this run's file at its start.
+        given = (config.workerinput.get("iree_shard_durations") if _is_worker(config)
+                 else config.getoption("shard_durations"))
+        config.stash[_DURATIONS_KEY] = str(Path(given).resolve()) if given else ""
     if not _is_worker(config):
         # xdist's hooks exist only when xdist is installed and not disabled (-p no:xdist).
         recorder = XdistRecorder if config.pluginmanager.hasplugin("xdist") else RunRecorder
@@ -105,6 +119,8 @@ def pytest_configure(config):
 
 
 _RUN_ID_KEY = pytest.StashKey[str]()
+_SHARD_KEY = pytest.StashKey[tuple]()
+_DURATIONS_KEY = pytest.StashKey[str]()
 _REPORTS_KEY = pytest.StashKey[Path]()
 _SETTINGS_KEY = pytest.StashKey[Settings]()
 _WRITER_KEY = pytest.StashKey[ResultsWriter]()
@@ -155,6 +171,23 @@ def _runs_cases(config) -> bool:
     return False
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """--shard K/N: keep the cases of share K (the same on every machine and worker)."""
+    if _SHARD_KEY not in config.stash:
+        return
+    k, n = config.stash[_SHARD_KEY]
+    cases: dict[str, list[str]] = {}
+    for item in items:
+        if isinstance(item, CaseItem):
+            cases.setdefault(item.case.slug, []).append(item.name)
+    placed = shard.assign(cases, shard.durations(config.stash[_DURATIONS_KEY] or None), n)
+    kept = [i for i in items if not isinstance(i, CaseItem) or placed[i.case.slug] == k - 1]
+    dropped = [i for i in items if i not in kept]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 def pytest_sessionstart(session):
     """Start this run's results file, linked as reports/results.jsonl (controller only;
     workers append to it)."""
@@ -164,7 +197,10 @@ def pytest_sessionstart(session):
     env = environment(settings_for(config).toolchain)
     config.stash[_ENV_KEY] = env
     shutil.rmtree(config.stash[_REPORTS_KEY] / ".inflight", ignore_errors=True)  # an old run's notes
-    _writer(config).start({"environment": env, "run_id": config.stash[_RUN_ID_KEY]})
+    header = {"environment": env, "run_id": config.stash[_RUN_ID_KEY]}
+    if _SHARD_KEY in config.stash:
+        header["shard"] = "{}/{}".format(*config.stash[_SHARD_KEY])
+    _writer(config).start(header)
     link_newest(config.stash[_REPORTS_KEY], _writer(config).path)
 
 
@@ -257,6 +293,7 @@ class XdistRecorder(RunRecorder):
 
     def pytest_configure_node(self, node):
         node.workerinput["iree_run_id"] = self.config.stash[_RUN_ID_KEY]
+        node.workerinput["iree_shard_durations"] = self.config.stash.get(_DURATIONS_KEY, "")
 
     def pytest_handlecrashitem(self, crashitem, report, sched):
         """xdist: a worker died while running `crashitem`; record it with its last stage,

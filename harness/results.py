@@ -100,3 +100,23 @@ def read_results(path: Path, warn=None) -> tuple[dict, list[ItemRecord]]:
         else:
             items.append(ItemRecord.from_dict(record))
     return header, items
+
+
+def merge_results(paths: list[Path], warn=None) -> tuple[dict, list[ItemRecord]]:
+    """Several runs' results as one (the shards of one run): the first header, each item
+    once. An item in two files is kept once; if the two disagree, `warn` says so."""
+    header: dict = {}
+    merged: dict[str, ItemRecord] = {}
+    for path in paths:
+        this_header, items = read_results(path, warn)
+        header = header or this_header
+        theirs = this_header.get("environment", {}).get("compiler_version")
+        ours = header.get("environment", {}).get("compiler_version")
+        if warn and theirs != ours:
+            warn(f"{path}: compiler {theirs}, not {ours} as in {paths[0]}: not shards of one run")
+        for item in items:
+            kept = merged.setdefault(item.key, item)
+            if kept is not item and warn and (kept.outcome, kept.verdict) != (item.outcome, item.verdict):
+                warn(f"{item.key} is in two files with different results "
+                     f"({kept.outcome}/{kept.verdict} and {item.outcome}/{item.verdict}); kept the first")
+    return header, list(merged.values())

@@ -9,7 +9,7 @@ from pathlib import Path
 from .case import issue_url
 from .outcomes import CELL_STATES
 from .record import ItemRecord
-from .results import read_results
+from .results import merge_results, read_results
 from .rundiff import RunDiff, diff_runs, gate
 from .signatures import Group, group_failures
 from .targets import OPT_LEVELS, TARGETS
@@ -83,9 +83,11 @@ class ReportModel:
         return any(r.ir_cells for r in self.rows)
 
 
-def build(results: Path, previous: Path | None = None) -> ReportModel:
+def build(results: Path | list[Path], previous: Path | None = None) -> ReportModel:
+    """From one results file, or several (shards of one run, merged)."""
     warnings: list[str] = []
-    header, items = read_results(results, warnings.append)
+    header, items = merge_results(results if isinstance(results, list) else [results],
+                                  warnings.append)
     rows: dict[str, CaseRow] = {}
     for item in items:
         row = rows.setdefault(item.case, CaseRow(item.case, item.title, item.issues, item.windows,

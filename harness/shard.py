@@ -1,0 +1,71 @@
+"""`--shard K/N`: this machine runs one of N even shares of the suite.
+
+Shares are whole cases (a case's items share its PyTorch import and cache entries), made
+even by measured cost: each item's cold seconds (all its stages, cached or not) from a
+previous results file, pytest-split's least-duration algorithm (largest case first, onto
+the shard with the least work so far). Cases without a measurement count as the median
+item's. Every machine computes the same assignment from the same file, so N shards
+cover every item exactly once; `iree-regress report A.jsonl B.jsonl ...` merges them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import statistics
+from pathlib import Path
+
+from .results import read_results
+
+DEFAULT_ITEM_SECONDS = 1.0  # when nothing was ever measured
+
+
+class ShardError(ValueError):
+    pass
+
+
+def parse(text: str) -> tuple[int, int]:
+    """'2/3' -> (2, 3), 1-based."""
+    k, sep, n = text.partition("/")
+    try:
+        k_i, n_i = int(k), int(n)
+    except ValueError:
+        k_i = n_i = 0
+    if not sep or n_i < 1 or not 1 <= k_i <= n_i:
+        raise ShardError(f"--shard {text!r}: K/N with 1 <= K <= N, e.g. 1/2")
+    return k_i, n_i
+
+
+def durations(results: Path | None) -> dict[str, float]:
+    """'case::item' -> cold seconds (every stage, cached or not) from a results file."""
+    if results is None or not Path(results).is_file():
+        return {}
+    _, items = read_results(Path(results))
+    return {f"{r.case}::{r.item}": sum(s.get("seconds", 0.0) for s in r.stages) for r in items}
+
+
+def assign(cases: dict[str, list[str]], seconds: dict[str, float], n: int) -> dict[str, int]:
+    """case -> shard (0-based), least duration first; deterministic."""
+    known = [v for v in seconds.values() if v > 0]
+    typical = statistics.median(known) if known else DEFAULT_ITEM_SECONDS
+    cost = {case: sum(seconds.get(f"{case}::{item}", typical) for item in items)
+            for case, items in cases.items()}
+    loads = [(0.0, shard) for shard in range(n)]
+    heapq.heapify(loads)
+    placed = {}
+    for case in sorted(cost, key=lambda c: (-cost[c], c)):
+        load, shard = heapq.heappop(loads)
+        placed[case] = shard
+        heapq.heappush(loads, (load + cost[case], shard))
+    return placed
+
+
+def balance(cases: dict[str, list[str]], seconds: dict[str, float], n: int) -> tuple[list[float], float]:
+    """Each shard's predicted seconds, and the longest over the ideal (1.0 = perfect)."""
+    placed = assign(cases, seconds, n)
+    known = [v for v in seconds.values() if v > 0]
+    typical = statistics.median(known) if known else DEFAULT_ITEM_SECONDS
+    loads = [0.0] * n
+    for case, items in cases.items():
+        loads[placed[case]] += sum(seconds.get(f"{case}::{i}", typical) for i in items)
+    ideal = sum(loads) / n
+    return loads, (max(loads) / ideal if ideal else 1.0)

@@ -1,0 +1,76 @@
+"""--shard K/N: shares that partition the items, balanced by measured seconds, and a
+merged report equal to an unsharded run's."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from harness import shard
+from harness.cli import main as cli_main
+from harness.summary import build
+from helpers import compile_case, numeric_case, plugin_args, results_by_item
+
+pytestmark = pytest.mark.harness
+
+
+def test_least_duration_first_balances_and_is_deterministic():
+    cases = {f"c{i}": ["cpu-O0", "cpu-O3"] for i in range(9)}
+    seconds = {f"c{i}::cpu-O0": float(i + 1) for i in range(9)} | {f"c{i}::cpu-O3": 1.0 for i in range(9)}
+    placed = shard.assign(cases, seconds, 2)
+    assert placed == shard.assign(dict(reversed(cases.items())), seconds, 2)  # order does not matter
+    loads, ratio = shard.balance(cases, seconds, 2)
+    assert sum(loads) == pytest.approx(45 + 9) and ratio <= 1.05
+    assert shard.assign(cases, {}, 3) and set(shard.assign(cases, {}, 3).values()) == {0, 1, 2}
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/0"])
+def test_a_bad_shard_is_refused(text):
+    with pytest.raises(shard.ShardError, match="K/N"):
+        shard.parse(text)
+
+
+def test_shards_partition_the_items_and_merge_into_the_unsharded_report(pytester, fake_tools):
+    for slug in ("a", "b", "c", "d", "e"):
+        compile_case(pytester.path / "cases", slug, matrix={"targets": ["cpu", "vulkan"],
+                                                            "opt_levels": ["O0", "O3"]})
+    numeric_case(pytester.path / "cases", "n")
+    cache = pytester.path / "cache"
+
+    def run(reports, *extra):
+        result = pytester.runpytest(*plugin_args(fake_tools, cache, pytester.path / reports), "cases", *extra)
+        assert result.ret in (0, 1), result.stdout.str()[-2000:]
+        return results_by_item(pytester.path / reports)
+
+    _, whole = run("whole")
+    durations = pytester.path / "whole" / "results.jsonl"
+    shards = [run(f"s{k}", "--shard", f"{k}/3", "--shard-durations", str(durations)) for k in (1, 2, 3)]
+    keys = [set(items) for _, items in shards]
+    assert all(keys) and sum(len(k) for k in keys) == len(whole)  # exactly once each
+    assert set().union(*keys) == set(whole)
+    assert [h["shard"] for h, _ in shards] == ["1/3", "2/3", "3/3"]
+
+    files = [str(pytester.path / f"s{k}" / "results.jsonl") for k in (1, 2, 3)]
+    assert cli_main(["report", *files, "--out", str(pytester.path / "merged"),
+                     "--junit", str(pytester.path / "merged" / "junit.xml")]) == 0
+    merged = build([pytester.path / f"s{k}" / "results.jsonl" for k in (1, 2, 3)])
+    alone = build(durations)
+    view = lambda model: sorted((r.key, r.outcome, r.verdict, r.message) for r in model.items)  # noqa: E731
+    assert view(merged) == view(alone) and merged.counts == alone.counts
+    suite = ET.parse(pytester.path / "merged" / "junit.xml").getroot().find("testsuite")
+    assert int(suite.get("tests")) == len(whole)
+
+
+def test_an_item_in_two_shards_with_different_results_is_said(tmp_path):
+    def results(name, outcome):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(json.dumps({"type": "run", "environment": {"compiler_version": "3.13.0"}}) + "\n"
+                        + json.dumps({"case": "a", "item": "cpu-O0", "outcome": outcome,
+                                      "verdict": "PASS" if outcome == "pass" else "FAIL"}) + "\n")
+        return path
+
+    model = build([results("one", "pass"), results("two", "compile-fail")])
+    assert len(model.items) == 1
+    assert any("a::cpu-O0 is in two files with different results" in w for w in model.warnings)
