@@ -12,4 +12,4 @@ if command -v apt-get >/dev/null && { [ -z "$sudo" ] || command -v sudo >/dev/nu
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq mesa-vulkan-drivers libvulkan1 libvulkan-dev gcc chromium >/dev/null
 fi
-python3 -m pip install -q --disable-pip-version-check -e .
+python3 -m pip install -q --disable-pip-version-check -e ".[dev]"

@@ -393,6 +393,17 @@ def cmd_prove(args) -> int:
         except CaseError as e:
             broken.append(str(e))
             print(f"NOT LOADED: {e}")
+    if args.shard:  # the weekly matrix: each machine proves an even share of the cases
+        from . import shard
+
+        try:
+            k, n = shard.parse(args.shard)
+        except shard.ShardError as e:
+            raise SystemExit(f"iree-regress: {e}") from None
+        placed = shard.assign({c.slug: [c.slug] for c in cases}, {}, n)
+        cases = [c for c in cases if placed[c.slug] == k - 1]
+        broken = broken if k == 1 else []  # a case that does not load is said once
+        print(f"prove: shard {k}/{n}: {len(cases)} cases")
     newest = args.newest or available(_source(args))[-1]
     settings = settings_with(installed())
     proofs = []
@@ -463,6 +474,7 @@ def main(argv=None) -> int:
                    help="with --scan: the bug's outcome(s), comma-separated (default: the case's)")
     p.add_argument("--bad-match", default=None,
                    help="with --scan: regex of the bug's message (default: the case's, else measured)")
+    p.add_argument("--shard", default=None, help="K/N: prove the K-th of N even shares of the cases")
     p.add_argument("--write", action="store_true",
                    help="with --scan: write [history] windows and the bug's [[expect]] entries")
     release_source_options(p)

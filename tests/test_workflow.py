@@ -1,0 +1,45 @@
+"""The nightly workflow: valid for GitHub (its published schema), and shaped as the suite
+needs: sharded suite jobs, GPU jobs that run the shards' bundles, a merge job with one
+gate, and the weekly prove as a matrix of shards merged into one proof."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+WORKFLOW = Path(__file__).resolve().parent.parent / ".github" / "workflows" / "nightly.yml"
+
+
+def test_the_workflow_validates_against_githubs_schema():
+    tool = shutil.which("check-jsonschema")
+    if tool is None:
+        pytest.fail("check-jsonschema is missing: ci/install.sh installs it (pip install -e '.[dev]')")
+    done = subprocess.run([tool, "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_broken_workflow_is_refused(tmp_path):
+    """The validator is not a rubber stamp: a job without runs-on fails it."""
+    tool = shutil.which("check-jsonschema") or pytest.fail("check-jsonschema is missing")
+    broken = tmp_path / "broken.yml"
+    broken.write_text(WORKFLOW.read_text().replace("    runs-on: ubuntu-24.04\n    timeout-minutes: 30\n",
+                                                   "    timeout-minutes: 30\n", 1))
+    done = subprocess.run([tool, "--builtin-schema", "vendor.github-workflows", str(broken)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+
+
+def test_shards_gpu_runs_merge_and_weekly_prove_are_all_there():
+    from ruamel.yaml import YAML  # check-jsonschema's own YAML reader
+
+    flow = YAML(typ="safe").load(WORKFLOW.read_text())
+    jobs = flow["jobs"]
+    shards = int(flow["env"]["SHARDS"])
+    assert jobs["suite"]["strategy"]["matrix"]["shard"] == list(range(1, shards + 1))
+    assert "--shard" in str(jobs["suite"]["steps"]) and "repro" in str(jobs["suite"]["steps"])
+    assert jobs["gpu"]["needs"] == "suite" and "run-bundle" in str(jobs["gpu"]["steps"])
+    assert jobs["merge"]["needs"] == "suite" and "ci/merge" in str(jobs["merge"]["steps"])
+    assert len(jobs["prove"]["strategy"]["matrix"]["shard"]) == 4
+    assert jobs["prove-merge"]["needs"] == "prove"
