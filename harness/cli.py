@@ -14,6 +14,8 @@
     iree-regress repro CASE[::ITEM] --out DIR      reproducer bundle(s): input, module, run.sh, ISSUE.md
     iree-regress run-bundle DIR...                 run bundled modules here (runtime + numpy only)
     iree-regress triage CASE::ITEM --out DIR       bisect, reduce, find the phase and pass: ISSUE.md
+    iree-regress expect --update [SLUG...] --from RESULTS [--write]
+                                                   expectations rewritten from measured results
     iree-regress new-case SLUG --from-mlir F | --from-torch M.py:Class --issue owner/repo#N
     iree-regress git-bisect-run CASE::ITEM --tools-dir DIR
                                                    exit 0 good / 1 bad / 125 skip, for `git bisect run`
@@ -355,6 +357,36 @@ def cmd_triage(args) -> int:
     return 0 if t.bisect is not None and t.start is not None else 1
 
 
+def cmd_expect(args) -> int:
+    """Rewrite cases' [[expect]] entries (and open windows) from a run's results."""
+    from .expect_update import update_case
+    from .results import merge_results
+
+    if not args.update:
+        raise SystemExit("iree-regress: expect needs --update (the only action)")
+    _, records = merge_results(args.results, lambda w: print(f"warning: {w}", file=sys.stderr))
+    by_case: dict[str, list] = {}
+    for r in records:
+        by_case.setdefault(r.case, []).append(r)
+    slugs = args.cases or sorted(by_case)
+    changed = 0
+    for slug in slugs:
+        if slug not in by_case:
+            print(f"{slug}: no results in {' '.join(map(str, args.results))}")
+            continue
+        update = update_case(find_case(slug), by_case[slug])
+        if not update.changed:
+            continue
+        changed += 1
+        print(update.diff(), end="")
+        for note in update.notes:
+            print(f"# {slug}: {note}")
+        if args.write:
+            update.case.manifest.write_text(update.new)
+    print(f"expect --update: {changed} case(s) {'rewritten' if args.write else 'would change (add --write)'}")
+    return 0
+
+
 def cmd_run_bundle(args) -> int:
     from .bundle_run import run_bundle
 
@@ -494,6 +526,12 @@ def main(argv=None) -> int:
     rb.add_argument("--force", action="store_true",
                     help="replace --out even when it holds files a bundle does not write")
     release_source_options(rb)
+    ex = sub.add_parser("expect", help="rewrite [[expect]] entries from a run's results")
+    ex.add_argument("cases", nargs="*", help="case slugs (default: every case in the results)")
+    ex.add_argument("--update", action="store_true", help="scope expectations to what was measured")
+    ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
+                    help="a run's results.jsonl, or the shards of one run")
+    ex.add_argument("--write", action="store_true", help="write the cases (default: show the diff)")
     tr = sub.add_parser("triage", help="bisect, reduce and localise one item's bug; write ISSUE.md")
     tr.add_argument("item", help="CASE::ITEM, e.g. transpose-propagation-index-semantics::cpu-O3")
     tr.add_argument("--out", required=True, help="folder for ISSUE.md, the reproducer and TRIAGE.json")
@@ -540,7 +578,7 @@ def main(argv=None) -> int:
     commands = {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
             "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case,
             "report": cmd_report, "list": cmd_list, "lint": cmd_lint, "repro": cmd_repro, "run-bundle": cmd_run_bundle,
-            "triage": cmd_triage}
+            "triage": cmd_triage, "expect": cmd_expect}
     try:
         return commands[args.command](args)
     except CaseError as e:  # a malformed case: its own message names file and field

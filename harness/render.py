@@ -83,6 +83,9 @@ def markdown(model: ReportModel) -> str:
     gate = model.gate_lines()
     out += ["", f"## Gate: {'FAIL' if gate else 'pass'}", ""]
     out += [f"- {_md(line)}" for line in gate] or ["Nothing fails the gate."]
+    if model.updates:
+        out += ["", "Expectations that no longer describe what was measured (check, then):", "",
+                "```sh", *model.updates, "```"]
     if model.warnings:
         out += ["", "Warnings:", ""] + [f"- {_md(w)}" for w in model.warnings]
     out += ["", "## Failures by signature (wrong numbers first)", ""]
@@ -156,6 +159,9 @@ def html_page(model: ReportModel) -> str:
     gate = model.gate_lines()
     parts.append(f"<h2>Gate: {'FAIL' if gate else 'pass'}</h2><ul class='gate'>"
                  + "".join(f"<li>{_e(line)}</li>" for line in gate) + "</ul>")
+    if model.updates:
+        parts.append("<p>Expectations that no longer describe what was measured (check, then):</p><pre>"
+                     + _e("\n".join(model.updates)) + "</pre>")
 
     if model.diff is not None:
         d = model.diff

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .case import issue_url
-from .outcomes import CELL_STATES
+from .expect_update import update_command
+from .outcomes import CELL_STATES, FAIL, XPASS
 from .record import ItemRecord
 from .results import merge_results, read_results
 from .rundiff import RunDiff, diff_runs, gate
@@ -58,6 +59,7 @@ class ReportModel:
     diff: RunDiff | None
     counts: dict[str, int]
     warnings: list[str] = field(default_factory=list)
+    updates: list[str] = field(default_factory=list)  # commands that bring expectations up to date
 
     def families(self) -> dict[str, dict[str, int]]:
         """family -> cell state -> items, and "cases" -> how many cases."""
@@ -102,6 +104,9 @@ def build(results: Path | list[Path], previous: Path | None = None) -> ReportMod
     for item in items:
         counts[item.cell_state] += 1
     diff = diff_runs(read_results(previous, warnings.append)[1], items) if previous else None
+    files = results if isinstance(results, list) else [results]
+    changed = sorted({i.case for i in items if i.verdict in (FAIL, XPASS)})
+    updates = [update_command(slug, files) for slug in changed]
     return ReportModel(header.get("environment", {}),
                        sorted(rows.values(), key=lambda r: (r.family, r.slug)),
-                       items, group_failures(items), diff, counts, warnings)
+                       items, group_failures(items), diff, counts, warnings, updates)

@@ -1,0 +1,151 @@
+"""`iree-regress expect --update`: a case's expectations rewritten from measured results.
+
+For each item of a run whose verdict is FAIL or XPASS, on the run's release R:
+  * the expectation that covered it at R stops covering it there: its compiler range
+    gains `,<R` when every item it covers at R changed; otherwise the items that still
+    behave as expected keep a copy of it from R on;
+  * an item that failed gets its own [[expect]] from R on (open-ended: R is the newest
+    measured), per target and outcome, with the message measured from the failures;
+  * an open [history] window whose bug no longer shows on any of its items at R gets
+    `first_good = R`.
+Everything else in the file, comments included, is kept. Nothing is written without
+--write; the diff is shown either way.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+
+from packaging.version import Version
+
+from .case import Case
+from .history.message import derive_match
+from .history.writeback import _blocks, _header, _toml
+from .item import ItemId
+from .outcomes import FAIL, PASS_OUTCOME, XPASS
+from .record import ItemRecord
+from .toolchain import release_of
+
+
+@dataclass
+class Update:
+    case: Case
+    old: str
+    new: str
+    notes: list[str]
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
+
+    def diff(self) -> str:
+        return "".join(difflib.unified_diff(self.old.splitlines(True), self.new.splitlines(True),
+                                            str(self.case.manifest), str(self.case.manifest)))
+
+
+def _scopes(items: list[ItemId]) -> list[str]:
+    """targets/opt_levels (or ir) lines naming exactly these items: one per target."""
+    scopes = []
+    ir = sorted(i.ir_check for i in items if i.is_ir)
+    if ir:
+        scopes.append(f"ir = {_toml(ir)}")
+    for target in sorted({i.target for i in items if not i.is_ir}):
+        levels = sorted(i.opt_level for i in items if i.target == target)
+        scopes.append(f"targets = {_toml([target])}\nopt_levels = {_toml(levels)}")
+    return scopes
+
+
+def _as_result(r: ItemRecord):
+    """What message.derive_match reads of a result."""
+    stage = r.failing_stage or {}
+    return SimpleNamespace(outcome=r.outcome, failing_stage=SimpleNamespace(detail=stage.get("detail", "")),
+                           failure_text=r.failure_text)
+
+
+def _with_range(block: str, compiler: str) -> str:
+    if re.search(r"^compiler\s*=.*$", block, re.M):
+        return re.sub(r"^compiler\s*=.*$", f"compiler = {_toml(compiler)}", block, count=1, flags=re.M)
+    return block.replace("[[expect]]\n", f"[[expect]]\ncompiler = {_toml(compiler)}\n", 1)
+
+
+def _narrowed(spec: str, release: Version) -> str:
+    return f"{spec},<{release}" if spec else f"<{release}"
+
+
+def update_case(case: Case, records: list[ItemRecord]) -> Update:
+    """The case's manifest rewritten from its `records` (one run, one release)."""
+    old = case.manifest.read_text()
+    notes: list[str] = []
+    changed = [r for r in records if r.verdict in (FAIL, XPASS)]
+    if not changed:
+        return Update(case, old, old, notes)
+    release = release_of(changed[0].compiler)
+    blocks = _blocks(old)
+    expect_blocks = [i for i, b in enumerate(blocks) if _header(b) == "[[expect]]"]
+    by_item = {r.item: r for r in records}
+    replaced: dict[int, str] = {}
+    for index, exp in enumerate(case.expectations):
+        covered = [r for r in records
+                   if exp.applies_to(r.target, r.opt_level, r.ir_check, release)]
+        moved = [r for r in covered if r.verdict in (FAIL, XPASS)]
+        if not moved:
+            continue
+        block = blocks[expect_blocks[index]]
+        spec = str(exp.compiler)
+        text = _with_range(block, _narrowed(spec, release))
+        # Every other item it covers (measured here or not) keeps it from R on.
+        moved_names = {r.item for r in moved}
+        keep = [i for i in ItemId.of(case) if i.covered_by(exp) and i.name not in moved_names]
+        copy = re.sub(r"^(targets|opt_levels|ir)\s*=.*\n", "", _with_range(block, f">={release}"),
+                      flags=re.M)
+        for scope in _scopes(keep):
+            text += "\n" + copy.replace("[[expect]]\n", f"[[expect]]\n{scope}\n", 1)
+        replaced[expect_blocks[index]] = text
+        notes.append(f"expect #{index + 1} ({exp.outcome}) no longer covers "
+                     f"{', '.join(r.item for r in moved)} from {release}")
+    added = []
+    failed: dict[tuple[str, str], list[ItemRecord]] = {}
+    for r in changed:
+        if r.verdict == FAIL and r.outcome != PASS_OUTCOME:
+            failed.setdefault((r.target or "ir", r.outcome), []).append(r)
+    for (scope, outcome), group in sorted(failed.items()):
+        match = derive_match([_as_result(r) for r in group])
+        lines = ["[[expect]]", *_scopes([ItemId.parse(r.item) for r in group]), f"compiler = {_toml(f'>={release}')}",
+                 f"outcome = {_toml(outcome)}"]
+        if match:
+            lines.append(f"match = {_toml(match)}")
+        lines.append(f"reason = {_toml(f'measured on IREE {group[0].compiler} (expect --update): not yet triaged')}")
+        added.append("\n".join(lines) + "\n")
+        notes.append(f"new expect: {outcome} on {', '.join(r.item for r in group)} from {release}")
+    new_blocks = [replaced.get(i, b) for i, b in enumerate(blocks)]
+    new_blocks = _close_open_window(case, new_blocks, by_item, release, notes)
+    new = "".join(new_blocks).rstrip() + "\n"
+    if added:
+        new += "\n" + "\n".join(added)
+    return Update(case, old, new, notes)
+
+
+def _close_open_window(case: Case, blocks: list[str], by_item: dict[str, ItemRecord],
+                       release: Version, notes: list[str]) -> list[str]:
+    """An open window whose bug items all pass at `release` ends there."""
+    windows = [i for i, b in enumerate(blocks) if _header(b) == "[[history.window]]"]
+    if not windows or not case.history.windows or case.history.windows[-1].first_good:
+        return blocks
+    items = [by_item[n] for n in case.history.bad_items if n in by_item]
+    if items and all(r.outcome == PASS_OUTCOME and not r.compile_only for r in items):
+        last = windows[-1]
+        blocks = list(blocks)
+        blocks[last] = blocks[last].rstrip("\n") + f"\nfirst_good = {_toml(str(release))}\n\n"
+        notes.append(f"window {case.history.windows[-1].first_bad}..: first_good = {release}")
+    return blocks
+
+
+def update_command(slug: str, results: list[Path]) -> str:
+    """What the report prints for a case with an unexpected pass or a new failure."""
+    return f"iree-regress expect --update {slug} --from {' '.join(map(str, results))} --write"
+
+
