@@ -274,10 +274,15 @@ def cmd_report(args) -> int:
     """Markdown + HTML from a results file; with --fail-on-regression, exit 1 when the
     gate fails (against --previous: new failures, unexpected passes, errors, vanished
     items; without it: every failure, unexpected pass and error)."""
+    from . import quarantine
     from .render import html_page, markdown
     from .summary import build
 
-    model = build(args.results, args.previous)
+    try:
+        held = quarantine.load(args.quarantine)
+    except quarantine.QuarantineError as e:
+        raise SystemExit(f"iree-regress: {e}") from None
+    model = build(args.results, args.previous, held)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.junit:
@@ -549,6 +554,8 @@ def main(argv=None) -> int:
     rp = sub.add_parser("report", help="Markdown + HTML report from results.jsonl")
     rp.add_argument("results", nargs="*", type=Path, default=[Path("reports/results.jsonl")],
                     help="one run's results, or the shards of one run (merged)")
+    rp.add_argument("--quarantine", type=Path, default=Path("quarantine.toml"),
+                    help="items whose failures show but do not gate until their expiry date")
     rp.add_argument("--junit", type=Path, default=None, help="also write JUnit XML of the (merged) items here")
     rp.add_argument("--previous", type=Path, default=None, help="a previous run's results.jsonl")
     rp.add_argument("--out", default="reports", help="folder for summary.md and report.html")

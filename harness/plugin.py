@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -72,6 +74,9 @@ def pytest_addoption(parser):
         if row.arch_option:
             g.addoption(row.arch_option, default=row.arch,
                         help=f"the chip the {row.name} target compiles for")
+    g.addoption("--retries", type=int, default=0,
+                help="run a failing item (FAIL or XPASS) this many more times, uncached; "
+                     "one that disagrees with itself is reported flaky with every outcome")
     g.addoption("--shard", default=None,
                 help="K/N: run the K-th of N even shares of the cases (harness/shard.py)")
     g.addoption("--shard-durations", default=None,
@@ -358,8 +363,11 @@ class CaseItem(pytest.Item):
                 opt_level=self.opt_level, ir_check=self.check.name if self.check else None,
                 issues=list(self.case.issues), family=self.case.family, nodeid=self.nodeid))
             raise
-        record = result.record(v, nodeid=self.nodeid)
+        attempts = self._retry(result) if v.kind in (FAIL, XPASS) else []
+        record = result.record(v, nodeid=self.nodeid, attempts=attempts)
         _record(self.config, record)
+        if record.flaky:
+            raise ItemFailure(f"FLAKY: {' then '.join(attempts)}: {v.message}", result)
         for key in ("outcome", "verdict", "compiler", "seconds", "compile_only"):
             self.user_properties.append((key, getattr(record, key)))
         if v.kind in (FAIL, XPASS) or (v.kind == XFAIL and self.config.option.runxfail):
@@ -370,6 +378,26 @@ class CaseItem(pytest.Item):
             pytest.xfail(v.message)
         if v.kind == SKIP:
             pytest.skip(v.message)
+
+    def _retry(self, first: ItemResult) -> list[str]:
+        """Outcomes of --retries reruns (first included), each with an empty cache: a
+        cached result would only repeat itself."""
+        retries = self.config.getoption("retries")
+        if retries <= 0:
+            return []
+        settings = settings_for(self.config)
+        outcomes = [first.outcome]
+        settings.cache.root.mkdir(parents=True, exist_ok=True)
+        for _ in range(retries):
+            scratch = Path(tempfile.mkdtemp(prefix="retry-", dir=settings.cache.root))
+            try:
+                again = replace(settings, cache=Cache(scratch))
+                result = (run_ir_item(self.case, self.check, again) if self.check is not None
+                          else run_matrix_item(self.case, self.target, self.opt_level, again))
+                outcomes.append(result.outcome)
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+        return outcomes
 
     def _run(self):
         settings = settings_for(self.config)

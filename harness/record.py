@@ -34,6 +34,7 @@ class ItemRecord:
     stages: list[dict] = field(default_factory=list)  # StageResult.as_dict() each
     reproducer: str = ""
     nodeid: str = ""
+    attempts: list[str] = field(default_factory=list)  # outcomes of --retries, when retried
     run_id: str = ""
 
     @property
@@ -75,6 +76,11 @@ class ItemRecord:
             if s.get("stage") == "compile" and s.get("status") == "ok":
                 return float(s.get("seconds", 0.0))
         return None
+
+    @property
+    def flaky(self) -> bool:
+        """It disagreed with itself when retried."""
+        return len(set(self.attempts)) > 1
 
     def as_dict(self) -> dict:
         # Shallow: the record is serialised at once (asdict's deep copy costs a warm run 5%).

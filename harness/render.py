@@ -83,6 +83,9 @@ def markdown(model: ReportModel) -> str:
     gate = model.gate_lines()
     out += ["", f"## Gate: {'FAIL' if gate else 'pass'}", ""]
     out += [f"- {_md(line)}" for line in gate] or ["Nothing fails the gate."]
+    held = model.quarantined_lines()
+    if held:
+        out += ["", "Quarantined (shown, not gating):", ""] + [f"- {_md(line)}" for line in held]
     if model.updates:
         out += ["", "Expectations that no longer describe what was measured (check, then):", "",
                 "```sh", *model.updates, "```"]
@@ -159,6 +162,10 @@ def html_page(model: ReportModel) -> str:
     gate = model.gate_lines()
     parts.append(f"<h2>Gate: {'FAIL' if gate else 'pass'}</h2><ul class='gate'>"
                  + "".join(f"<li>{_e(line)}</li>" for line in gate) + "</ul>")
+    held = model.quarantined_lines()
+    if held:
+        parts.append("<p>Quarantined (shown, not gating):</p><ul class='gate'>"
+                     + "".join(f"<li>{_e(line)}</li>" for line in held) + "</ul>")
     if model.updates:
         parts.append("<p>Expectations that no longer describe what was measured (check, then):</p><pre>"
                      + _e("\n".join(model.updates)) + "</pre>")

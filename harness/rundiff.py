@@ -5,7 +5,9 @@ Items are matched by case + item name. What fails a nightly (`gate_failures`):
   * an unexpected pass (XPASS): a known bug stopped failing; update the case;
   * an error: a case that did not load, a harness error, a worker that died;
   * a vanished item: in the previous run, absent now (a deleted or unloadable case must
-    never read as "0 new failures").
+    never read as "0 new failures");
+  * a flaky item: one that gave two outcomes when retried (--retries), both shown.
+An item under a live quarantine (quarantine.py) is shown apart and does not gate.
 Compile times are compared where both runs measured a compile, and listed past a
 threshold (not gating).
 """
@@ -36,18 +38,23 @@ class RunDiff:
     unexpected_passes: list[ItemRecord] = field(default_factory=list)
     errors: list[ItemRecord] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)  # in the previous run, not in this one
+    flaky: list[ItemRecord] = field(default_factory=list)  # disagreed with itself on retry
     time_changes: list[TimeChange] = field(default_factory=list)
 
     @property
     def regressed(self) -> bool:
-        return bool(self.new_failures or self.unexpected_passes or self.errors or self.gone)
+        return bool(self.new_failures or self.unexpected_passes or self.errors or self.gone or self.flaky)
+
+    def gate_items(self) -> list[tuple[str, str]]:
+        """(item key, line) per reason the gate fails."""
+        return ([(i.key, f"new failure: {i.key} ({i.outcome})") for i in self.new_failures]
+                + [(i.key, f"unexpected pass: {i.key}") for i in self.unexpected_passes]
+                + [(i.key, f"error: {i.key} ({i.outcome})") for i in self.errors]
+                + [(i.key, flaky_line(i)) for i in self.flaky]
+                + [(k, f"vanished: {k}") for k in self.gone])
 
     def gate_lines(self) -> list[str]:
-        """One line per reason the gate fails."""
-        return ([f"new failure: {i.key} ({i.outcome})" for i in self.new_failures]
-                + [f"unexpected pass: {i.key}" for i in self.unexpected_passes]
-                + [f"error: {i.key} ({i.outcome})" for i in self.errors]
-                + [f"vanished: {k}" for k in self.gone])
+        return [line for _, line in self.gate_items()]
 
 
 def diff_runs(previous: list[ItemRecord], current: list[ItemRecord], time_ratio: float = 1.5,
@@ -57,7 +64,9 @@ def diff_runs(previous: list[ItemRecord], current: list[ItemRecord], time_ratio:
     for item in current:
         old = before.get(item.key)
         was = old.verdict if old else None
-        if item.verdict == XPASS:
+        if item.flaky:  # both outcomes are shown, as one reason
+            result.flaky.append(item)
+        elif item.verdict == XPASS:
             result.unexpected_passes.append(item)
         elif item.verdict == ERROR:
             result.errors.append(item)
@@ -79,6 +88,12 @@ def diff_runs(previous: list[ItemRecord], current: list[ItemRecord], time_ratio:
     return result
 
 
-def gate(current: list[ItemRecord]) -> list[str]:
-    """Without a previous run: every failure, unexpected pass and error fails the gate."""
-    return [f"{i.verdict.lower()}: {i.key} ({i.outcome})" for i in current if is_failure(i.verdict)]
+def gate(current: list[ItemRecord]) -> list[tuple[str, str]]:
+    """Without a previous run: every failure, unexpected pass, error and flaky item fails
+    the gate; (item key, line) each."""
+    return [(i.key, flaky_line(i) if i.flaky else f"{i.verdict.lower()}: {i.key} ({i.outcome})")
+            for i in current if i.flaky or is_failure(i.verdict)]
+
+
+def flaky_line(item: ItemRecord) -> str:
+    return f"flaky: {item.key} ({' then '.join(item.attempts)})"

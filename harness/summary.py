@@ -3,12 +3,14 @@ render: the case x (target, level) matrix, counts, failure groups and the diff."
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .case import issue_url
 from .expect_update import update_command
 from .outcomes import CELL_STATES, FAIL, XPASS
+from .quarantine import Entry, split_gate
 from .record import ItemRecord
 from .results import merge_results, read_results
 from .rundiff import RunDiff, diff_runs, gate
@@ -60,6 +62,8 @@ class ReportModel:
     counts: dict[str, int]
     warnings: list[str] = field(default_factory=list)
     updates: list[str] = field(default_factory=list)  # commands that bring expectations up to date
+    quarantine: list[Entry] = field(default_factory=list)
+    today: datetime.date | None = None  # the quarantine's clock (None: today)
 
     def families(self) -> dict[str, dict[str, int]]:
         """family -> cell state -> items, and "cases" -> how many cases."""
@@ -71,9 +75,17 @@ class ReportModel:
                 counts[item.cell_state] = counts.get(item.cell_state, 0) + 1
         return dict(sorted(table.items()))
 
+    def _gate(self) -> tuple[list[str], list[str]]:
+        reasons = self.diff.gate_items() if self.diff is not None else gate(self.items)
+        return split_gate(reasons, self.quarantine, self.today)
+
     def gate_lines(self) -> list[str]:
-        """Why this run fails the gate: against the previous run when there is one."""
-        return self.diff.gate_lines() if self.diff is not None else gate(self.items)
+        """Why this run fails the gate: against the previous run when there is one; an
+        item under a live quarantine does not count (quarantined_lines shows it)."""
+        return self._gate()[0]
+
+    def quarantined_lines(self) -> list[str]:
+        return self._gate()[1]
 
     @property
     def columns(self) -> list[str]:
@@ -85,7 +97,8 @@ class ReportModel:
         return any(r.ir_cells for r in self.rows)
 
 
-def build(results: Path | list[Path], previous: Path | None = None) -> ReportModel:
+def build(results: Path | list[Path], previous: Path | None = None,
+          quarantine: list[Entry] = (), today: datetime.date | None = None) -> ReportModel:
     """From one results file, or several (shards of one run, merged)."""
     warnings: list[str] = []
     header, items = merge_results(results if isinstance(results, list) else [results],
@@ -109,4 +122,5 @@ def build(results: Path | list[Path], previous: Path | None = None) -> ReportMod
     updates = [update_command(slug, files) for slug in changed]
     return ReportModel(header.get("environment", {}),
                        sorted(rows.values(), key=lambda r: (r.family, r.slug)),
-                       items, group_failures(items), diff, counts, warnings, updates)
+                       items, group_failures(items), diff, counts, warnings, updates,
+                       list(quarantine), today)

@@ -15,7 +15,8 @@ iree-run-module as far as the harness can tell, and misbehave on request:
 * iree-run-module: `--list_devices=...` prints nothing (no GPU here); otherwise the
   mode comes from $FAKE_IREE_RUN_MODE or the module's `FAKE-RUN:` marker:
   identity (default: output i = input i) | wrong (input + 1) | crash | hang | fail | garbage
-  | nothing (exit 0, write no outputs). $FAKE_IREE_RUN_LOG gets a line per run.
+  | nothing (exit 0, write no outputs) | flaky (wrong the first time, then right;
+  counted in $FAKE_FLAKY_COUNTER). $FAKE_IREE_RUN_LOG gets a line per run.
 * iree-dump-module accepts only what the fake iree-compile writes for an ok module.
 * iree-opt prints its input file + "// produced-by: iree-opt", or fails on
   `// FAKE: error`.
@@ -143,7 +144,16 @@ elif mode == "wrong":
     import numpy as np
     for i, o in enumerate(outputs):
         np.save(o, np.load(inputs[i % len(inputs)]) + 1)
-elif mode == "identity":
+elif mode in ("identity", "flaky"):
+    if mode == "flaky":  # wrong numbers on the first run, right on every later one
+        counter = os.environ["FAKE_FLAKY_COUNTER"]
+        runs = int(open(counter).read() or 0) + 1 if os.path.exists(counter) else 1
+        open(counter, "w").write(str(runs))
+        if runs == 1:
+            import numpy as np
+            for i, o in enumerate(outputs):
+                np.save(o, np.load(inputs[i % len(inputs)]) + 1)
+            sys.exit(0)
     for i, o in enumerate(outputs):
         shutil.copyfile(inputs[i % len(inputs)], o)
 else:
