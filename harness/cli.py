@@ -14,6 +14,7 @@
     iree-regress repro CASE[::ITEM] --out DIR      reproducer bundle(s): input, module, run.sh, ISSUE.md
     iree-regress run-bundle DIR...                 run bundled modules here (runtime + numpy only)
     iree-regress triage CASE::ITEM --out DIR       bisect, reduce, find the phase and pass: ISSUE.md
+    iree-regress history NIGHTS_DIR [--out F]       outcomes and measurements over recent nights
     iree-regress expect --update [SLUG...] --from RESULTS [--write]
                                                    expectations rewritten from measured results
     iree-regress new-case SLUG --from-mlir F | --from-torch M.py:Class --issue owner/repo#N
@@ -282,7 +283,12 @@ def cmd_report(args) -> int:
         held = quarantine.load(args.quarantine)
     except quarantine.QuarantineError as e:
         raise SystemExit(f"iree-regress: {e}") from None
-    model = build(args.results, args.previous, held)
+    nights = []
+    if args.history:
+        from .nights import load_nights
+
+        nights = [n.items for n in load_nights(args.history, args.nights)]
+    model = build(args.results, args.previous, held, nights=nights)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.junit:
@@ -306,7 +312,26 @@ def cmd_report(args) -> int:
     gate = model.gate_lines()
     for line in gate:
         print(f"  gate: {line}")
+    for flag in model.perf:
+        print(f"  perf: {flag.line}")
+    if args.fail_on_perf and model.perf:
+        return 1
     return 1 if args.fail_on_regression and gate else 0
+
+
+def cmd_history(args) -> int:
+    """history.html over a folder of nights."""
+    from .nights import load_nights, page
+
+    start = time.monotonic()
+    nights = load_nights(args.nights_dir, args.last, lambda w: print(f"warning: {w}", file=sys.stderr))
+    if not nights:
+        raise SystemExit(f"iree-regress: no results files in {args.nights_dir} (*.jsonl or */results.jsonl)")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(page(nights))
+    print(f"wrote {args.out}: {len(nights)} nights, "
+          f"{len({k for n in nights for k in n.items})} items ({time.monotonic() - start:.1f} s)")
+    return 0
 
 
 def cmd_repro(args) -> int:
@@ -531,6 +556,10 @@ def main(argv=None) -> int:
     rb.add_argument("--force", action="store_true",
                     help="replace --out even when it holds files a bundle does not write")
     release_source_options(rb)
+    hs = sub.add_parser("history", help="history.html: outcomes and measurements over recent nights")
+    hs.add_argument("nights_dir", type=Path, help="one results file per night (*.jsonl or */results.jsonl)")
+    hs.add_argument("--last", type=int, default=30, help="how many recent nights")
+    hs.add_argument("--out", type=Path, default=Path("reports/history.html"))
     ex = sub.add_parser("expect", help="rewrite [[expect]] entries from a run's results")
     ex.add_argument("cases", nargs="*", help="case slugs (default: every case in the results)")
     ex.add_argument("--update", action="store_true", help="scope expectations to what was measured")
@@ -554,6 +583,11 @@ def main(argv=None) -> int:
     rp = sub.add_parser("report", help="Markdown + HTML report from results.jsonl")
     rp.add_argument("results", nargs="*", type=Path, default=[Path("reports/results.jsonl")],
                     help="one run's results, or the shards of one run (merged)")
+    rp.add_argument("--history", type=Path, default=None,
+                    help="a folder of earlier nights' results: measurements are compared with them")
+    rp.add_argument("--nights", type=int, default=14, help="with --history: how many recent nights")
+    rp.add_argument("--fail-on-perf", action="store_true",
+                    help="exit 1 when a measurement left its item's own noise (see harness/perf.py)")
     rp.add_argument("--quarantine", type=Path, default=Path("quarantine.toml"),
                     help="items whose failures show but do not gate until their expiry date")
     rp.add_argument("--junit", type=Path, default=None, help="also write JUnit XML of the (merged) items here")
@@ -585,7 +619,7 @@ def main(argv=None) -> int:
     commands = {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
             "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case,
             "report": cmd_report, "list": cmd_list, "lint": cmd_lint, "repro": cmd_repro, "run-bundle": cmd_run_bundle,
-            "triage": cmd_triage, "expect": cmd_expect}
+            "triage": cmd_triage, "expect": cmd_expect, "history": cmd_history}
     try:
         return commands[args.command](args)
     except CaseError as e:  # a malformed case: its own message names file and field

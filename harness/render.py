@@ -86,6 +86,9 @@ def markdown(model: ReportModel) -> str:
     held = model.quarantined_lines()
     if held:
         out += ["", "Quarantined (shown, not gating):", ""] + [f"- {_md(line)}" for line in held]
+    if model.perf:
+        out += ["", f"## Performance: {len(model.perf)} change(s) past the items' own noise", ""]
+        out += [f"- {_md(f.line)}" for f in model.perf]
     if model.updates:
         out += ["", "Expectations that no longer describe what was measured (check, then):", "",
                 "```sh", *model.updates, "```"]
@@ -162,6 +165,9 @@ def html_page(model: ReportModel) -> str:
     gate = model.gate_lines()
     parts.append(f"<h2>Gate: {'FAIL' if gate else 'pass'}</h2><ul class='gate'>"
                  + "".join(f"<li>{_e(line)}</li>" for line in gate) + "</ul>")
+    if model.perf:
+        parts.append(f"<h2>Performance: {len(model.perf)} change(s) past the items' own noise</h2><ul>"
+                     + "".join(f"<li>{_e(f.line)}</li>" for f in model.perf) + "</ul>")
     held = model.quarantined_lines()
     if held:
         parts.append("<p>Quarantined (shown, not gating):</p><ul class='gate'>"

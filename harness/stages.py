@@ -227,7 +227,7 @@ def compile_stage(mlir: Path, flags: list[str], settings: Settings) -> tuple[Sta
         proc = run_bounded([tc.compile, mlir, *flags, "-o", vmfb], settings.compile_bounds)
         result = _from_process("compile", proc, shown)
         if result.ok:
-            problem = module_problem(vmfb, tc, settings.run_bounds)
+            problem, result.data = check_module(vmfb, tc, settings.run_bounds)
             if problem:
                 result.status, result.detail = "garbage", f"iree-compile exited 0 but {problem}"
         files = {"module.vmfb": vmfb} if result.ok else {}
@@ -239,17 +239,25 @@ def compile_stage(mlir: Path, flags: list[str], settings: Settings) -> tuple[Sta
         return result, (entry / "module.vmfb") if entry and result.ok else None
 
 
-def module_problem(vmfb: Path, toolchain: Toolchain, bounds: Bounds) -> str:
-    """'' when the runtime's own loader (iree-dump-module) accepts the module, else why
-    not. Without that tool (a tools dir lacking it) the file's identifier is checked."""
+# An executable's entry point as iree-dump-module lists it in .rodata: `main_dispatch_0_...`.
+_DISPATCH = re.compile(r"^\s*\.rodata\[.*`(\w*?_dispatch_\d+)", re.M)
+
+
+def check_module(vmfb: Path, toolchain: Toolchain, bounds: Bounds) -> tuple[str, dict]:
+    """('' or why not, facts) where '' means the runtime's own loader (iree-dump-module)
+    accepts the module; facts are its size and dispatch count, tracked night to night.
+    Without that tool (a tools dir lacking it) the file's identifier is checked."""
     if not is_vmfb(vmfb):
-        return "wrote no readable module"
+        return "wrote no readable module", {}
+    facts = {"module_bytes": vmfb.stat().st_size}
     if toolchain.dump_module is None:
-        return ""
+        return "", facts
     proc = run_bounded([toolchain.dump_module, vmfb], Bounds(min(bounds.timeout_s, 60), bounds.memory_mb))
     if proc.ok:
-        return ""
-    return f"the module does not load (iree-dump-module: {_last_diagnostic(proc.stderr) or proc.status()})"
+        facts["dispatches"] = len(set(_DISPATCH.findall(proc.stdout.decode(errors="replace"))))
+        return "", facts
+    return (f"the module does not load (iree-dump-module: {_last_diagnostic(proc.stderr) or proc.status()})",
+            facts)
 
 
 # ------------------------------------------------------------------------------- run

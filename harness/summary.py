@@ -10,6 +10,7 @@ from pathlib import Path
 from .case import issue_url
 from .expect_update import update_command
 from .outcomes import CELL_STATES, FAIL, XPASS
+from .perf import Flag, changes
 from .quarantine import Entry, split_gate
 from .record import ItemRecord
 from .results import merge_results, read_results
@@ -63,6 +64,7 @@ class ReportModel:
     warnings: list[str] = field(default_factory=list)
     updates: list[str] = field(default_factory=list)  # commands that bring expectations up to date
     quarantine: list[Entry] = field(default_factory=list)
+    perf: list[Flag] = field(default_factory=list)  # measurements past the item's own noise
     today: datetime.date | None = None  # the quarantine's clock (None: today)
 
     def families(self) -> dict[str, dict[str, int]]:
@@ -98,7 +100,8 @@ class ReportModel:
 
 
 def build(results: Path | list[Path], previous: Path | None = None,
-          quarantine: list[Entry] = (), today: datetime.date | None = None) -> ReportModel:
+          quarantine: list[Entry] = (), today: datetime.date | None = None,
+          nights: list[dict[str, ItemRecord]] = ()) -> ReportModel:
     """From one results file, or several (shards of one run, merged)."""
     warnings: list[str] = []
     header, items = merge_results(results if isinstance(results, list) else [results],
@@ -122,5 +125,6 @@ def build(results: Path | list[Path], previous: Path | None = None,
     updates = [update_command(slug, files) for slug in changed]
     return ReportModel(header.get("environment", {}),
                        sorted(rows.values(), key=lambda r: (r.family, r.slug)),
-                       items, group_failures(items), diff, counts, warnings, updates,
-                       list(quarantine), today)
+                       items, group_failures(items), diff, counts, warnings, updates=updates,
+                       quarantine=list(quarantine), today=today,
+                       perf=changes(items, list(nights)) if nights else [])
