@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import html
+import re
 
 from .outcomes import CELL_STATES, PASS, SKIP
 from .record import ItemRecord
+from .signatures import signature_of
 from .summary import ReportModel, cell_label, diagnosis
 
 
@@ -94,9 +96,10 @@ def markdown(model: ReportModel) -> str:
                 "```sh", *model.updates, "```"]
     if model.warnings:
         out += ["", "Warnings:", ""] + [f"- {_md(w)}" for w in model.warnings]
-    out += ["", "## Failures by signature (wrong numbers first)", ""]
+    known = sum(1 for i in model.items if i.cell_state == "xfail")
+    out += ["", "## New failures by signature (wrong numbers first)", ""]
     if not model.groups:
-        out.append("None.")
+        out.append(f"None: nothing failed that is not a known bug ({known} known-bug items failed as recorded).")
     for g in model.groups:
         names = ", ".join(f"`{_md(i.key)}`" for i in g.items[:12])
         more = f" and {len(g.items) - 12} more" if len(g.items) > 12 else ""
@@ -108,23 +111,41 @@ def markdown(model: ReportModel) -> str:
 
 # ----------------------------------------------------------------------------- html
 
-_CSS = """
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
-table.matrix{border-collapse:collapse;margin:12px 0}
-.matrix th,.matrix td{border:1px solid #fff;padding:3px 6px;text-align:center;font-size:12px}
-.matrix th{background:#eee}.matrix td.case{text-align:left;background:#fafafa;white-space:nowrap}
-td.cell a{color:inherit;text-decoration:none;display:block}
-td.cell{min-width:64px;color:#fff}
-.legend span{display:inline-block;padding:2px 8px;margin:2px;border-radius:3px;color:#fff;font-size:12px}
-pre{background:#f5f5f5;padding:8px;overflow:auto;max-height:320px;font-size:12px}
-.env td{padding:1px 8px}.diff li{margin:2px 0}
-""" + "".join(f"td.s-{s.name},.legend .s-{s.name}{{background:{s.colour}"
-              + (";color:#222" if s.dark_text else "") + "}" for s in CELL_STATES.values())
+# The matrix fits 1400 px with all four targets and the IR checks: narrow cells with a
+# one-letter mark (the colour says the state, the tooltip says the rest), a sticky header
+# row and case column.
+_MARK = {"pass": "✓", "compile-only": "c", "xfail": "x", "fail": "F", "xpass": "P",
+         "error": "E", "skip": "–"}
 
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222;max-width:1380px}
+.wrap{max-height:80vh;overflow:auto;border:1px solid #ddd}
+table.matrix{border-collapse:separate;border-spacing:0}
+.matrix th,.matrix td{padding:1px 2px;text-align:center;font-size:12px;border:1px solid #fff}
+.matrix thead th{position:sticky;background:#eee;z-index:2}
+.matrix thead tr:first-child th{top:0}.matrix thead tr:nth-child(2) th{top:19px}
+.matrix td.case,.matrix th.case{position:sticky;left:0;z-index:1;text-align:left;background:#fafafa;
+  max-width:340px;min-width:260px;white-space:normal}
+.matrix thead th.case{z-index:3}
+td.cell{width:22px;min-width:22px;color:#fff}td.cell a{color:inherit;text-decoration:none;display:block}
+td.ir{text-align:left;min-width:180px}.chip{display:inline-block;padding:0 4px;margin:1px;border-radius:3px;color:#fff}
+.chip a{color:inherit;text-decoration:none}
+.status{font-size:11px;color:#555}
+.legend span{display:inline-block;padding:2px 8px;margin:2px;border-radius:3px;color:#fff;font-size:12px}
+pre{background:#f5f5f5;padding:8px;overflow:auto;max-height:240px;font-size:12px}
+.env td{padding:1px 8px}.diff li{margin:2px 0}
+table.bugs{border-collapse:collapse}.bugs td,.bugs th{border-bottom:1px solid #eee;padding:2px 8px;text-align:left;font-size:13px}
+""" + "".join(f".s-{s.name}{{background:{s.colour}" + (";color:#222" if s.dark_text else "") + "}"
+              for s in CELL_STATES.values())
+
+# What the browser rendered, for the test that reads it back from headless Chromium:
+# cells per computed colour, and whether the matrix's last column is on screen.
 _CHECK_JS = """
-(function(){var cells=document.querySelectorAll('td.cell');var by={};
+(function(){var cells=document.querySelectorAll('.cell,.chip');var by={};
 for(var i=0;i<cells.length;i++){var c=getComputedStyle(cells[i]).backgroundColor;by[c]=(by[c]||0)+1;}
-document.getElementById('render-check').textContent=JSON.stringify({cells:cells.length,colours:by});})();
+var heads=document.querySelectorAll('table.matrix thead tr:first-child th');var last=heads[heads.length-1];
+document.getElementById('render-check').textContent=JSON.stringify({cells:cells.length,colours:by,
+ last_column_right:last?Math.round(last.getBoundingClientRect().right):0,viewport:window.innerWidth});})();
 """
 
 
@@ -136,22 +157,73 @@ def _has_detail(item: ItemRecord) -> bool:
     return item.verdict not in (PASS, SKIP)
 
 
-def _cell(item: ItemRecord, anchor: str) -> str:
+def _since(windows: str) -> str:
+    """'known since 3.3.0' from a case's windows text (its newest window's onset)."""
+    onsets = re.findall(r"\[(\S+) \.\.", windows)
+    return f"known bug since IREE {onsets[-1]}" if onsets else ""
+
+
+def _tooltip(item: ItemRecord, windows: str) -> str:
     state = item.cell_state
-    title = f"{item.key}: {item.outcome} ({item.verdict})"
-    inner = _e(cell_label(item))
-    if _has_detail(item):
-        inner = f'<a href="#{anchor}">{inner}</a>'
-    return f'<td class="cell s-{state}" title="{_e(title)}">{inner}</td>'
+    why = item.message if state in ("compile-only", "skip", "xfail", "fail", "xpass", "error") else ""
+    if state == "compile-only":  # say why it did not run, never "pass"
+        run = next((s for s in item.stages if s.get("stage") == "run"), {})
+        why = run.get("detail", "") or "compiled; not run here"
+    since = _since(windows) if state in ("xfail", "xpass") else ""
+    return " | ".join(p for p in (f"{item.key}: {state} ({item.outcome})", why[:300], since) if p)
 
 
-def _anchor(item: ItemRecord) -> str:
+def _cell(item: ItemRecord, windows: str, anchor: str | None) -> str:
+    mark = _e(_MARK.get(item.cell_state, "?"))
+    if anchor:
+        mark = f"<a href='#{anchor}'>{mark}</a>"
+    return f"<td class='cell s-{item.cell_state}' title='{_e(_tooltip(item, windows))}'>{mark}</td>"
+
+
+def _chip(item: ItemRecord, windows: str, anchor: str | None) -> str:
+    text = _e(f"{item.ir_check}: {_MARK.get(item.cell_state, '?')}")
+    if anchor:
+        text = f"<a href='#{anchor}'>{text}</a>"
+    return f"<span class='chip s-{item.cell_state}' title='{_e(_tooltip(item, windows))}'>{text}</span>"
+
+
+def _anchor(key: str) -> str:
     """An id made only of safe characters (a case name is whatever its folder is called)."""
-    return "d-" + hashlib.sha256(item.key.encode()).hexdigest()[:16]
+    return "d-" + hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-def _cell_text(item: ItemRecord) -> str:
-    return f"<a href='#{_anchor(item)}' class='err'>{_e(item.outcome)}</a>"
+def _detail_groups(model: ReportModel) -> list[tuple[str, list[ItemRecord]]]:
+    """One block per case x verdict x signature: sixteen items failing one way are one block."""
+    groups: dict[tuple[str, str, str], list[ItemRecord]] = {}
+    for row in model.rows:
+        for item in [*row.cells.values(), *row.ir_cells, *row.errors]:
+            if _has_detail(item):
+                groups.setdefault((row.slug, item.verdict, signature_of(item)), []).append(item)
+    return [(_anchor("|".join(k)), items) for k, items in groups.items()]
+
+
+def _first_line(item: ItemRecord) -> str:
+    text = diagnosis(item) or item.message
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")[:400]
+
+
+def _known_bugs(model: ReportModel) -> list[str]:
+    """Known bugs by issue: which cases and items, since when, still failing as recorded."""
+    by_issue: dict[str, dict] = {}
+    for row in model.rows:
+        known = [i for i in [*row.cells.values(), *row.ir_cells] if i.cell_state == "xfail"]
+        if not known:
+            continue
+        for ref, url in (row.issue_links() or [("found by iree-regress", "")]):
+            entry = by_issue.setdefault(ref, {"url": url, "cases": [], "items": 0})
+            entry["cases"].append((row.slug, row.windows))
+            entry["items"] += len(known)
+    rows = []
+    for ref, entry in sorted(by_issue.items()):
+        link = f"<a href='{_e(entry['url'])}'>{_e(ref)}</a>" if entry["url"] else _e(ref)
+        cases = "<br>".join(f"{_e(slug)} <span class='status'>{_e(w)}</span>" for slug, w in entry["cases"])
+        rows.append(f"<tr><td>{link}</td><td>{cases}</td><td>{entry['items']}</td></tr>")
+    return rows
 
 
 def html_page(model: ReportModel) -> str:
@@ -159,9 +231,6 @@ def html_page(model: ReportModel) -> str:
              f"<style>{_CSS}</style></head><body><h1>iree-regress report</h1><table class='env'>"]
     parts += [f"<tr><th align=left>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in _env_lines(model.environment)]
     parts.append(f"</table><p><b>{len(model.items)} items</b>: {_e(_verdict_counts(model))}</p>")
-    parts.append("<div class='legend'>" + "".join(
-        f"<span class='s-{s.name}' title='{_e(s.meaning)}'>{_e(s.name)}</span>"
-        for s in CELL_STATES.values()) + "</div>")
     gate = model.gate_lines()
     parts.append(f"<h2>Gate: {'FAIL' if gate else 'pass'}</h2><ul class='gate'>"
                  + "".join(f"<li>{_e(line)}</li>" for line in gate) + "</ul>")
@@ -175,65 +244,71 @@ def html_page(model: ReportModel) -> str:
     if model.updates:
         parts.append("<p>Expectations that no longer describe what was measured (check, then):</p><pre>"
                      + _e("\n".join(model.updates)) + "</pre>")
-
     if model.diff is not None:
         d = model.diff
         parts.append("<h2>Since the previous run</h2><ul class='diff'>")
         for title, keys in (("New failures", [i.key for i in d.new_failures]),
                             ("Unexpected passes", [i.key for i in d.unexpected_passes]),
                             ("Errors", [i.key for i in d.errors]), ("Vanished items", d.gone),
+                            ("Flaky", [i.key for i in d.flaky]),
                             ("New passes", [i.key for i in d.new_passes])):
             names = ", ".join(_e(k) for k in keys) or "none"
             parts.append(f"<li><b>{title}</b> ({len(keys)}): {names}</li>")
         changes = ", ".join(_e(f"{c.key} {c.before:.1f}s→{c.after:.1f}s") for c in d.time_changes) or "none"
         parts.append(f"<li><b>Compile-time changes</b> ({len(d.time_changes)}): {changes}</li></ul>")
 
-    parts.append("<h2>By family</h2><table class='env'>" + "".join(
-        f"<tr><th align=left>{_e(f)}</th><td>{c['cases']} cases</td><td>{_e(_family_counts(c))}</td></tr>"
-        for f, c in model.families().items()) + "</table>")
+    details = _detail_groups(model)
+    anchor_of = {item.key: anchor for anchor, items in details for item in items}
+    parts.append("<h2>Matrix</h2><div class='legend'>" + "".join(
+        f"<span class='s-{s.name}' title='{_e(s.meaning)}'>{_e(_MARK.get(s.name, '?'))} {_e(s.name)}</span>"
+        for s in CELL_STATES.values()) + "</div>")
     cols = model.columns
-    parts.append("<h2>Matrix</h2><table class='matrix'><tr><th>case</th>"
-                 + "".join(f"<th>{_e(c)}</th>" for c in cols) + ("<th>ir</th>" if model.has_ir else "") + "</tr>")
-    details = []
+    targets_in = list(dict.fromkeys(c.rsplit("-", 1)[0] for c in cols))
+    head1 = "".join(f"<th colspan='{sum(1 for c in cols if c.rsplit('-', 1)[0] == t)}'>{_e(t)}</th>"
+                    for t in targets_in)
+    head2 = "".join(f"<th>{_e(c.rsplit('-', 1)[1])}</th>" for c in cols)
+    ir_head = "<th rowspan='2'>IR checks</th>" if model.has_ir else ""
+    parts.append("<div class='wrap'><table class='matrix'><thead>"
+                 f"<tr><th class='case' rowspan='2'>case: status, windows, issues</th>{head1}{ir_head}</tr>"
+                 f"<tr>{head2}</tr></thead><tbody>")
     for row in model.rows:
         links = " ".join(f"<a href='{_e(url)}'>{_e(ref)}</a>" for ref, url in row.issue_links())
-        errors = "".join(f"<br>{_cell_text(i)}" for i in row.errors)
-        window = f"<br><small>{_e(row.windows)}</small>" if row.windows else ""
-        tds = [f"<td class='case' title='{_e(row.title)}'><b>{_e(row.slug)}</b> <small>{_e(row.family)}</small>"
-               f"<br>{links}{window}{errors}</td>"]
+        errors = "".join(f"<br><a href='#{anchor_of.get(i.key, '')}'>{_e(i.outcome)}</a>" for i in row.errors)
+        tds = [f"<td class='case' title='{_e(row.title)}'><b>{_e(row.slug)}</b> "
+               f"<span class='status'>{_e(row.family)} · {_e(row.windows or 'no window')}</span>"
+               f"<br>{links}{errors}</td>"]
         for c in cols:
             item = row.cells.get(c)
-            if item is None:
-                tds.append("<td></td>")
-                continue
-            anchor = _anchor(item)
-            tds.append(_cell(item, anchor))
-            details.append((anchor, item))
+            tds.append(_cell(item, row.windows, anchor_of.get(item.key)) if item else "<td></td>")
         if model.has_ir:
-            sub = "".join(_cell(i, _anchor(i)) for i in row.ir_cells)
-            details += [(_anchor(i), i) for i in row.ir_cells]
-            tds.append(f"<td><table><tr>{sub}</tr></table></td>" if sub else "<td></td>")
+            chips = "".join(_chip(i, row.windows, anchor_of.get(i.key)) for i in row.ir_cells)
+            tds.append(f"<td class='ir'>{chips}</td>")
         parts.append("<tr>" + "".join(tds) + "</tr>")
-    parts.append("</table>")
+    parts.append("</tbody></table></div>")
 
-    parts.append("<h2>Failures by signature</h2>")
+    bugs = _known_bugs(model)
+    parts.append(f"<h2>Known bugs by issue ({sum(1 for i in model.items if i.cell_state == 'xfail')} items, "
+                 "failing as recorded)</h2>")
+    parts.append("<table class='bugs'><tr><th>issue</th><th>cases (windows)</th><th>items</th></tr>"
+                 + "".join(bugs) + "</table>" if bugs else "<p>None.</p>")
+
+    parts.append("<h2>New failures by signature</h2>")
     if not model.groups:
-        parts.append("<p>None.</p>")
+        parts.append("<p>None: nothing failed that is not a known bug.</p>")
     for g in model.groups:
         names = ", ".join(_e(i.key) for i in g.items)
         parts.append(f"<h3>{_e(g.outcome)} ×{len(g.items)}: {_e(g.signature)}</h3><p>{names}</p>")
 
-    parts.append("<h2>Details</h2>")
-    details += [(_anchor(i), i) for row in model.rows for i in row.errors]
-    for anchor, item in details:
-        if not _has_detail(item):
-            continue
-        parts.append(f"<h3 id='{_e(anchor)}'>{_e(item.key)} — {_e(item.outcome)} "
-                     f"({_e(item.verdict)})</h3><p>{_e(item.message)}</p>")
-        if item.failing_stage is not None:
-            parts.append(f"<pre>{_e(diagnosis(item))}</pre>")
-        parts.append(f"<p>Reproducer:</p><pre>{_e(item.reproducer)}</pre>")
+    parts.append("<h2>Details (one per case and failure)</h2>")
+    for anchor, items in details:
+        first = items[0]
+        names = ", ".join(_e(i.item) for i in items)
+        parts.append(f"<h3 id='{_e(anchor)}'>{_e(first.case)}: {_e(first.outcome)} ({_e(first.verdict)}) "
+                     f"on {len(items)} item(s)</h3><p>{names}</p><p>{_e(_first_line(first))}</p>"
+                     f"<p>Reproducer:</p><pre>{_e(first.reproducer)}</pre>")
+        if first.failing_stage is not None:
+            log = re.sub(r'cpu_features\s*=\s*"[^"]*"', 'cpu_features = "..."', diagnosis(first))
+            parts.append(f"<details><summary>output</summary><pre>{_e(log)}</pre></details>")
     parts.append("<pre id='render-check' hidden></pre>")
     parts.append(f"<script>{_CHECK_JS}</script></body></html>")
     return "\n".join(parts)
-

@@ -211,3 +211,41 @@ def test_docs_families_is_what_list_markdown_prints(capsys, monkeypatch):
     assert cli_main(["list", "--markdown"]) == 0
     assert capsys.readouterr().out == (root / "docs" / "families.md").read_text(), \
         "docs/families.md is stale: run `iree-regress list --markdown > docs/families.md`"
+
+
+def _wide_results(tmp_path):
+    """Every target and level, IR checks with long names, a long case name."""
+    from harness.targets import OPT_LEVELS, TARGETS
+
+    items = []
+    for n, slug in enumerate(["a-rather-long-case-name-about-scatter-and-dynamic-shapes", "b", "c"]):
+        for t in TARGETS:
+            for o in OPT_LEVELS:
+                items.append(ItemRecord(case=slug, item=f"{t}-{o}", outcome="pass", verdict="PASS",
+                                        target=t, opt_level=o, windows="3.2.0 < [3.3.0 .. 3.13.0] open"))
+        for name in ("strip-compilation-info-from-attention", "no-huge-vector"):
+            items.append(ItemRecord(case=slug, item=f"ir-{name}", outcome="ir-fail", verdict="XFAIL",
+                                    ir_check=name, message="known", windows="<= [2.9.0 .. 3.7.0] < 3.8.0"))
+    return write_results(tmp_path / "wide.jsonl", items)
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian package chromium not installed")
+def test_the_whole_matrix_fits_1400_by_1000_in_chromium(tmp_path):
+    """At 1400x1000 the matrix's last column (cuda O3, then the IR checks) is on screen."""
+    page = tmp_path / "report.html"
+    page.write_text(html_page(build(_wide_results(tmp_path))))
+    dom = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000",
+         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=2000", "--dump-dom",
+         page.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    seen = json.loads(re.search(r'<pre id="render-check" hidden="">(.*?)</pre>', dom, re.S)
+                      .group(1).replace("&quot;", '"'))
+    assert seen["viewport"] == 1400
+    assert 0 < seen["last_column_right"] <= seen["viewport"], seen
+
+
+def test_compile_only_cells_say_why_and_known_bugs_are_listed_by_issue(results):
+    page = html_page(build(*results))
+    assert "pass (PASS)" not in page
+    assert "Known bugs by issue" in page and "New failures by signature" in page
