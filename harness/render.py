@@ -114,8 +114,8 @@ def markdown(model: ReportModel) -> str:
 # The matrix fits 1400 px with all four targets and the IR checks: narrow cells with a
 # one-letter mark (the colour says the state, the tooltip says the rest), a sticky header
 # row and case column.
-_MARK = {"pass": "✓", "compile-only": "c", "xfail": "x", "fail": "F", "xpass": "P",
-         "error": "E", "skip": "–"}
+_MARK = {"pass": "✓", "compile-only": "c", "xfail": "x", "fail": "F", "xpass": "P", "crash": "!",
+         "timeout": "T", "oom": "M", "garbage": "G", "error": "E", "skip": "–"}
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222;max-width:1380px}

@@ -249,3 +249,9 @@ def test_compile_only_cells_say_why_and_known_bugs_are_listed_by_issue(results):
     page = html_page(build(*results))
     assert "pass (PASS)" not in page
     assert "Known bugs by issue" in page and "New failures by signature" in page
+
+
+def test_every_cell_state_has_a_mark():
+    from harness.render import _MARK
+
+    assert set(CELL_STATES) <= set(_MARK)

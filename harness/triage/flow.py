@@ -3,10 +3,12 @@
     1 when     bisect over releases with the case's bug: first bad / last good, and
                their git revisions
     2 reduce   the smallest program that still shows the bug on the bad release and not
-               on the good one (iree-reduce through the wheel's library; oracle.py)
-    3 where    the first compilation phase whose output differs (phases.py), confirmed
-               by compiling one release's phase output onward with the other release;
-               the first pass within it (passes.py); for failures, the failing pass
+               on the good one (oracle.py): operand forwarding (forward.py), then
+               iree-reduce through the wheel's library (reducer.py)
+    3 where    the compilation phases whose output differs (phases.py), each confirmed
+               or rejected by compiling one release's phase output onward with the
+               other release; the first pass within the confirmed one (passes.py); for
+               failures, the failing pass
     4 issue    a bundle whose ISSUE.md says all of it, with steps that run as pasted
                (issue.py)
 
@@ -60,7 +62,6 @@ class Triage:
     reduced: Path | None = None
     reduction: str = ""
     reduced_check: tuple[bool, str] | None = None
-    good_reduced_check: str = ""
     inputs_note: str = ""
     phase: PhaseDiff | None = None
     confirmation: list[str] = field(default_factory=list)
