@@ -448,6 +448,8 @@ def cmd_prove(args) -> int:
         if len(args.cases) != 1:
             raise SystemExit("iree-regress: prove --scan takes exactly one case")
         return cmd_scan(args, find_case(args.cases[0]))
+    if args.merge:
+        return _merge_proofs(args)
     cases, broken = [], []
     for manifest in ([find_case(s).manifest for s in args.cases] if args.cases else discover(CASES_DIR)):
         try:
@@ -466,12 +468,24 @@ def cmd_prove(args) -> int:
         cases = [c for c in cases if placed[c.slug] == k - 1]
         broken = broken if k == 1 else []  # a case that does not load is said once
         print(f"prove: shard {k}/{n}: {len(cases)} cases")
-    newest = args.newest or available(_source(args))[-1]
+    versions = available(_source(args))
+    newest = args.newest or versions[-1]
+    only = None
+    if args.release_shard:  # the weekly matrix: each machine installs a share of the releases
+        from . import shard
+
+        try:
+            k, n = shard.parse(args.release_shard)
+        except shard.ShardError as e:
+            raise SystemExit(f"iree-regress: {e}") from None
+        size = -(-len(versions) // n)
+        only = set(versions[(k - 1) * size:k * size])
+        print(f"prove: releases {', '.join(sorted(only, key=versions.index)) or '(none)'}")
     settings = settings_with(installed())
     proofs = []
     for case in cases:
         start = time.monotonic()
-        proof = prove_case(case, settings, newest, _source(args))
+        proof = prove_case(case, settings, newest, _source(args), only=only)
         proofs.append(proof)
         print(f"{case.slug}: {proof.status} {case.history.describe()} "
               f"({time.monotonic() - start:.0f} s){': ' + proof.note if proof.note else ''}")
@@ -485,6 +499,25 @@ def cmd_prove(args) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps([p.as_dict() for p in proofs], indent=1))
     return 1 if broken or any(p.failed for p in proofs) else 0
+
+
+def _merge_proofs(args) -> int:
+    """prove --merge A.json B.json ...: one proof per case from a matrix of machines."""
+    from .history.prove import merge_proofs
+
+    proofs = [p for f in args.merge for p in json.loads(Path(f).read_text())]
+    merged = merge_proofs(proofs)
+    counts: dict[str, int] = {}
+    for m in merged.values():
+        counts[m["status"]] = counts.get(m["status"], 0) + 1
+        if m["status"] not in ("PROVEN", "GUARD"):
+            print(f"{m['case']}: {m['status']}{': ' + m['note'] if m['note'] else ''}")
+            for c in m["checks"]:
+                print(f"    {c['ok']} {c['role']} {c['version']}: {c['detail'][:120]}")
+    print(f"prove --merge: {len(args.merge)} files, " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    if args.json:
+        Path(args.json).write_text(json.dumps(list(merged.values()), indent=1))
+    return 0 if all(m["status"] in ("PROVEN", "GUARD") for m in merged.values()) else 1
 
 
 def main(argv=None) -> int:
@@ -537,6 +570,10 @@ def main(argv=None) -> int:
     p.add_argument("--bad-match", default=None,
                    help="with --scan: regex of the bug's message (default: the case's, else measured)")
     p.add_argument("--shard", default=None, help="K/N: prove the K-th of N even shares of the cases")
+    p.add_argument("--release-shard", default=None,
+                   help="K/N: check only the K-th of N runs of consecutive releases (merge with --merge)")
+    p.add_argument("--merge", nargs="+", default=None, metavar="PROVE_JSON",
+                   help="one proof per case from the --json files of a matrix of machines")
     p.add_argument("--write", action="store_true",
                    help="with --scan: write [history] windows and the bug's [[expect]] entries")
     release_source_options(p)

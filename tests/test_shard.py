@@ -74,3 +74,22 @@ def test_an_item_in_two_shards_with_different_results_is_said(tmp_path):
     model = build([results("one", "pass"), results("two", "compile-fail")])
     assert len(model.items) == 1
     assert any("a::cpu-O0 is in two files with different results" in w for w in model.warnings)
+
+
+def test_proofs_of_a_matrix_of_machines_merge_into_one_per_case():
+    from harness.history.prove import merge_proofs
+
+    def check(version, role, ok):
+        return {"version": version, "role": role, "ok": ok, "detail": ""}
+
+    old = [{"case": "a", "checks": [check("3.2.0", "last_good", True), check("3.3.0", "first_bad", True)]},
+           {"case": "b", "checks": [check("3.2.0", "first_bad", True)]},
+           {"case": "g", "guard": True, "checks": []}]
+    new = [{"case": "a", "checks": [check("3.9.0", "last_bad", True), check("3.10.0", "first_good", True)]},
+           {"case": "b", "checks": [check("3.10.0", "last_bad", False)]},
+           {"case": "g", "guard": True, "checks": [check("3.13.0", "guard", True)]},
+           {"case": "lost", "checks": []}]
+    merged = merge_proofs(old + new)
+    assert {k: m["status"] for k, m in merged.items()} == {"a": "PROVEN", "b": "NOT PROVEN",
+                                                           "g": "GUARD", "lost": "NOT PROVEN"}
+    assert len(merged["a"]["checks"]) == 4 and "no machine checked" in merged["lost"]["note"]

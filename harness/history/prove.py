@@ -67,15 +67,7 @@ class Proof:
 
     @property
     def status(self) -> str:
-        if self.note:
-            return "NOT PROVEN"
-        if self.case.history.status == "guard":
-            return "GUARD" if all(c.ok for c in self.checks) else "GUARD FAILING"
-        if any(c.ok is False for c in self.checks):
-            return "NOT PROVEN"
-        if any(c.ok is None for c in self.checks):
-            return "NEEDS HARDWARE"
-        return "PROVEN"
+        return status_of(self.checks, self.case.history.status == "guard", self.note)
 
     @property
     def failed(self) -> bool:
@@ -83,9 +75,44 @@ class Proof:
 
     def as_dict(self) -> dict:
         return {"case": self.case.slug, "status": self.status, "note": self.note,
+                "guard": self.case.history.status == "guard",
                 "checks": [{**c.__dict__, "want": c.want} for c in self.checks],
                 "runs": {v: {"error": r.error, "outcomes": r.outcomes(), "seconds": round(r.seconds, 1)}
                          for v, r in self.runs.items()}}
+
+
+def status_of(checks: list[Check], guard: bool, note: str = "") -> str:
+    """A case's proof from its checks (of one machine, or merged from several)."""
+    if note:
+        return "NOT PROVEN"
+    if guard:
+        return "GUARD" if all(c.ok for c in checks) else "GUARD FAILING"
+    if any(c.ok is False for c in checks):
+        return "NOT PROVEN"
+    if any(c.ok is None for c in checks):
+        return "NEEDS HARDWARE"
+    return "PROVEN"
+
+
+def merge_proofs(proofs: list[dict]) -> dict[str, dict]:
+    """Proofs of the same cases made on several machines (each on some releases, see
+    prove_case's `only`) as one per case: every check once, the status recomputed. A
+    case no machine checked at all is NOT PROVEN."""
+    merged: dict[str, dict] = {}
+    for p in proofs:
+        m = merged.setdefault(p["case"], {"case": p["case"], "guard": p.get("guard", False),
+                                          "note": "", "checks": {}})
+        m["note"] = m["note"] or p.get("note", "")
+        for c in p.get("checks", []):
+            m["checks"][(c["version"], c["role"])] = c
+    for m in merged.values():
+        checks = [Check(c["version"], c["role"], c["ok"], c["detail"]) for c in m["checks"].values()]
+        m["checks"] = [{**c.__dict__, "want": c.want} for c in checks]
+        m["status"] = (status_of(checks, m["guard"], m["note"]) if checks
+                       else "NOT PROVEN")
+        if not checks and not m["note"]:
+            m["note"] = "no machine checked any of its releases"
+    return merged
 
 
 def items_to_prove(case: Case) -> list[ItemId]:
@@ -139,7 +166,9 @@ _WANT = {"last_good": "no bug", "first_bad": "bug", "last_bad": "bug", "newest":
 
 
 def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSource = ReleaseSource(),
-               log=print) -> Proof:
+               log=print, only: set[str] | None = None) -> Proof:
+    """`only`: check just these releases (one machine of a matrix over releases; the
+    proofs are merged with merge_proofs)."""
     h = case.history
     items = items_to_prove(case)
     proof = Proof(case)
@@ -151,6 +180,8 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
 
     if h.status == "guard":
         # Nothing to reproduce: it must still pass where the fixes are.
+        if only is not None and newest not in only:
+            return proof
         run = on(newest)
         failing = [r for r in run.results if r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME)]
         proof.checks.append(Check(newest, "guard", not failing and not run.error,
@@ -164,6 +195,6 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
         roles = [("last_good", w.last_good), ("first_bad", w.first_bad), ("last_bad", w.last_bad),
                  ("first_good", w.first_good) if w.first_good else ("newest", newest)]
         for role, version in roles:
-            if version:
+            if version and (only is None or version in only):
                 proof.checks.append(judge(on(version), role, bug))
     return proof
