@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -49,18 +50,21 @@ def first_device(run_module: str, driver: str) -> str | None:
     return devices[0] if devices else None
 
 
-def run_bundle(bundle: Path, device: str | None = None) -> int:
+def execute(bundle: Path, device: str | None = None) -> dict:
+    """Run one bundle; what happened, as data: status (ok, fail, crash, skip), the stage
+    it ended in (run or compare), a one-line detail, the tool's output and the device."""
     bundle = Path(bundle)
     meta = json.loads((bundle / "bundle.json").read_text())
+    found = {"meta": meta, "device": device or "", "stage": "run", "log": "", "seconds": 0.0}
     if not (bundle / "module.vmfb").is_file():
-        print(f"{meta['item']}: the bundle has no module.vmfb (compile outcome: {meta['outcome']}); "
-              "run.sh reproduces the compile")
-        return 2
+        return {**found, "status": "skip",
+                "detail": f"the bundle has no module.vmfb (compile outcome: {meta['outcome']}); "
+                          "run.sh reproduces the compile"}
     run_module = find_run_module()
     device = device or first_device(run_module, meta["driver"])
     if device is None:
-        print(f"{meta['item']}: no {meta['driver']} device on this machine")
-        return 2
+        return {**found, "status": "skip", "detail": f"no {meta['driver']} device on this machine"}
+    found["device"] = device
     inputs = sorted((bundle / "inputs").glob("*.npy"), key=lambda p: (len(p.stem), p.stem))
     expected = sorted((bundle / "expected").glob("*.npy"), key=lambda p: (len(p.stem), p.stem))
     with tempfile.TemporaryDirectory() as out:
@@ -68,19 +72,38 @@ def run_bundle(bundle: Path, device: str | None = None) -> int:
         argv = [run_module, f"--module={bundle / 'module.vmfb'}", f"--device={device}",
                 f"--function={meta['function']}", *[f"--input=@{p}" for p in inputs],
                 *[f"--output=@{p}" for p in outs]]
-        print("$ " + " ".join(argv), flush=True)
+        found["command"] = " ".join(argv)
+        start = time.monotonic()
         proc = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ))
+        found["seconds"] = time.monotonic() - start
         if proc.returncode != 0:
-            print(proc.stderr[-3000:])
-            print(f"{meta['item']}: run-fail (exit {proc.returncode}) on {device}")
-            return 1
+            crashed = proc.returncode < 0
+            return {**found, "status": "crash" if crashed else "fail", "log": proc.stderr[-3000:],
+                    "detail": f"{'crashed' if crashed else 'exit code'} {abs(proc.returncode)} on {device}"}
         actual = [np.load(p) for p in outs]
     rules = tuple(SimpleNamespace(**r) for r in meta.get("output_rules", []))
     comparison = compare_outputs(actual, [np.load(p) for p in expected], [np.load(p) for p in inputs],
                                  meta["atol"], meta["rtol"], rules, "expected")
-    verdict = "pass" if comparison.ok else "compare-fail"
-    print(f"{meta['case']}::{meta['item']} on {device}: {verdict}: {comparison.summary()}")
-    return 0 if comparison.ok else 1
+    return {**found, "stage": "compare", "status": "ok" if comparison.ok else "fail",
+            "detail": comparison.summary()}
+
+
+def run_bundle(bundle: Path, device: str | None = None) -> int:
+    """Run one bundle and say what happened: 0 pass, 1 fail, 2 could not run."""
+    found = execute(bundle, device)
+    meta = found["meta"]
+    if found.get("command"):
+        print("$ " + found["command"], flush=True)
+    if found["status"] == "skip":
+        print(f"{meta['item']}: {found['detail']}")
+        return 2
+    if found["stage"] == "run":
+        print(found["log"])
+        print(f"{meta['item']}: run-{found['status']} ({found['detail']})")
+        return 1
+    verdict = "pass" if found["status"] == "ok" else "compare-fail"
+    print(f"{meta['case']}::{meta['item']} on {found['device']}: {verdict}: {found['detail']}")
+    return 0 if found["status"] == "ok" else 1
 
 
 def main(argv=None) -> int:

@@ -420,6 +420,10 @@ def cmd_expect(args) -> int:
 def cmd_run_bundle(args) -> int:
     from .bundle_run import run_bundle
 
+    if args.results:
+        from .bundle_results import write_bundle_results
+
+        return write_bundle_results([Path(d) for d in args.bundles], args.results, args.device)
     status = 0
     for d in args.bundles:
         status = max(status, run_bundle(Path(d), args.device))
@@ -617,6 +621,9 @@ def main(argv=None) -> int:
     rr = sub.add_parser("run-bundle", help="run bundles' modules here and compare (runtime only)")
     rr.add_argument("bundles", nargs="+")
     rr.add_argument("--device", default=None, help="e.g. cuda://0 (default: the first listed)")
+    rr.add_argument("--results", type=Path, default=None,
+                    help="also write results.jsonl lines (verdicts by the cases' expectations), "
+                         "to merge with the compile-only results of the run that made the bundles")
     rp = sub.add_parser("report", help="Markdown + HTML report from results.jsonl")
     rp.add_argument("results", nargs="*", type=Path, default=[Path("reports/results.jsonl")],
                     help="one run's results, or the shards of one run (merged)")

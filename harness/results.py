@@ -103,8 +103,10 @@ def read_results(path: Path, warn=None) -> tuple[dict, list[ItemRecord]]:
 
 
 def merge_results(paths: list[Path], warn=None) -> tuple[dict, list[ItemRecord]]:
-    """Several runs' results as one (the shards of one run): the first header, each item
-    once. An item in two files is kept once; if the two disagree, `warn` says so."""
+    """Several runs' results as one (the shards of one run, and its bundles run on the
+    device machine): the first header, each item once. A record that ran wins over a
+    compile-only one of the same item; other disagreements keep the first, and `warn`
+    says so."""
     header: dict = {}
     merged: dict[str, ItemRecord] = {}
     for path in paths:
@@ -116,6 +118,11 @@ def merge_results(paths: list[Path], warn=None) -> tuple[dict, list[ItemRecord]]
             warn(f"{path}: compiler {theirs}, not {ours} as in {paths[0]}: not shards of one run")
         for item in items:
             kept = merged.setdefault(item.key, item)
+            if kept is not item and kept.compile_only and not item.compile_only:
+                merged[item.key] = item  # run from its bundle on the device machine
+                continue
+            if kept is not item and item.compile_only and not kept.compile_only:
+                continue
             if kept is not item and warn and (kept.outcome, kept.verdict) != (item.outcome, item.verdict):
                 warn(f"{item.key} is in two files with different results "
                      f"({kept.outcome}/{kept.verdict} and {item.outcome}/{item.verdict}); kept the first")

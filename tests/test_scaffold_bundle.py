@@ -139,3 +139,35 @@ def test_a_compile_only_bundle_is_never_written_up_as_a_pass(workspace):
     issue = (out / "ISSUE.md").read_text()
     assert issue.splitlines()[0].startswith("# ") and ": compile-only on hip-O0" in issue.splitlines()[0]
     assert "not run here (compile-only: no hip device here)" in issue and "pass on" not in issue
+
+
+def test_bundles_run_elsewhere_become_results_that_replace_compile_only_ones(workspace):
+    """The device machine's run of a bundle is a results line judged like the suite's,
+    and merging it with the compiling run's results shows the item as run."""
+    import json
+
+    from harness.record import ItemRecord
+    from harness.results import ResultsWriter, merge_results, read_results
+
+    new_case(workspace / "cases", "add-case", ["iree-org/iree#1"], from_mlir=workspace / "add.mlir",
+             reference=workspace / "ref.py")
+    out = workspace / "bundle"
+    assert cli_main(["repro", "add-case::cpu-O0", "--out", str(out)]) == 0
+    assert cli_main(["run-bundle", str(out), "--results", str(workspace / "gpu.jsonl")]) == 0
+    _, (ran,) = read_results(workspace / "gpu.jsonl")
+    assert (ran.key, ran.outcome, ran.verdict, ran.compile_only) == ("add-case::cpu-O0", "pass", "PASS", False)
+    np.save(out / "expected" / "output0.npy", np.zeros(4, np.float32))
+    assert cli_main(["run-bundle", str(out), "--results", str(workspace / "bad.jsonl")]) == 1
+    _, (wrong,) = read_results(workspace / "bad.jsonl")
+    assert (wrong.outcome, wrong.verdict) == ("compare-fail", "FAIL")
+
+    compiled = ResultsWriter(workspace / "compiled.jsonl")
+    compiled.start({"environment": {}})
+    compiled.append(ItemRecord(case="add-case", item="cpu-O0", outcome="pass", verdict="PASS",
+                               compile_only=True))
+    warnings = []
+    for order in ([workspace / "compiled.jsonl", workspace / "bad.jsonl"],
+                  [workspace / "bad.jsonl", workspace / "compiled.jsonl"]):
+        _, items = merge_results(order, warnings.append)
+        assert [(i.outcome, i.compile_only) for i in items] == [("compare-fail", False)]
+    assert warnings == [] and json.loads((workspace / "bad.jsonl").read_text().splitlines()[0])["type"] == "run"

@@ -8,14 +8,18 @@ from pathlib import Path
 
 import pytest
 
-WORKFLOW = Path(__file__).resolve().parent.parent / ".github" / "workflows" / "nightly.yml"
+GITHUB = Path(__file__).resolve().parent.parent / ".github"
+WORKFLOW = GITHUB / "workflows" / "nightly.yml"
+MERGE_ACTION = GITHUB / "actions" / "merge-night" / "action.yml"
 
 
-def test_the_workflow_validates_against_githubs_schema():
+@pytest.mark.parametrize("path, schema", [(WORKFLOW, "vendor.github-workflows"),
+                                          (MERGE_ACTION, "vendor.github-actions")])
+def test_the_workflow_validates_against_githubs_schema(path, schema):
     tool = shutil.which("check-jsonschema")
     if tool is None:
         pytest.fail("check-jsonschema is missing: ci/install.sh installs it (pip install -e '.[dev]')")
-    done = subprocess.run([tool, "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)],
+    done = subprocess.run([tool, "--builtin-schema", schema, str(path)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -40,7 +44,10 @@ def test_shards_gpu_runs_merge_and_weekly_prove_are_all_there():
     assert jobs["suite"]["strategy"]["matrix"]["shard"] == list(range(1, shards + 1))
     assert "--shard" in str(jobs["suite"]["steps"]) and "repro" in str(jobs["suite"]["steps"])
     assert jobs["gpu"]["needs"] == "suite" and "run-bundle" in str(jobs["gpu"]["steps"])
-    assert jobs["merge"]["needs"] == "suite" and "ci/merge" in str(jobs["merge"]["steps"])
+    assert jobs["merge"]["needs"] == "suite" and jobs["merge-gpu"]["needs"] == ["suite", "gpu"]
+    for job in ("merge", "merge-gpu"):
+        assert "./.github/actions/merge-night" in str(jobs[job]["steps"])
+    assert "ci/merge" in MERGE_ACTION.read_text() and "--results" in str(jobs["gpu"]["steps"])
     prove = jobs["prove"]["strategy"]["matrix"]
     assert len(prove["releases"]) * len(prove["shard"]) > 1 and "--release-shard" in str(jobs["prove"]["steps"])
     assert jobs["prove-merge"]["needs"] == "prove" and "prove --merge" in str(jobs["prove-merge"]["steps"])

@@ -1,0 +1,61 @@
+"""Bundles run on the device machine, as results of the suite.
+
+A hip or cuda item compiles on a CPU runner, where it is compile-only, and runs on a
+GPU runner from its bundle (`iree-regress run-bundle DIR... --results R.jsonl`). Each
+bundle becomes one results line for its item, judged by the case's expectations as the
+suite judges it, so that merging R.jsonl with the compile-only run's results shows the
+item as run (results.merge_results prefers the record that ran).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from .bundle_run import execute
+from .case import CaseError, find_case
+from .outcomes import ERROR, HARNESS_ERROR
+from .record import ItemRecord
+from .results import ResultsWriter
+from .runner import ItemResult, expectation_for, verdict
+from .stages import StageResult
+from .toolchain import release_of
+
+
+def bundle_record(bundle: Path, device: str | None = None) -> tuple[ItemRecord, str]:
+    """The item's record from running its bundle here, and the device it ran on."""
+    found = execute(bundle, device)
+    meta = found["meta"]
+    try:
+        case = find_case(meta["case"])
+    except (CaseError, SystemExit) as e:
+        return ItemRecord(case=meta["case"], item=meta["item"], outcome=HARNESS_ERROR, verdict=ERROR,
+                          message=f"bundle of a case this checkout lacks: {e}"), found["device"]
+    compiler = meta.get("environment", {}).get("compiler_version", "")
+    result = ItemResult(case, meta["item"], meta["target"], meta["opt_level"], None, compiler)
+    result.stages.append(StageResult("compile", "ok", f"compiled where the bundle was made ({bundle.name})"))
+    run_status = found["status"] if found["stage"] == "run" else "ok"
+    result.stages.append(StageResult("run", run_status, found["detail"] if found["stage"] == "run" else "",
+                                     found["log"], found.get("command", ""), found["seconds"]))
+    if found["stage"] == "compare":
+        result.stages.append(StageResult("compare", found["status"], found["detail"]))
+    v = verdict(result, expectation_for(result, release_of(compiler)))
+    return result.record(v, nodeid=f"bundle:{bundle}"), found["device"]
+
+
+def write_bundle_results(bundles: list[Path], path: Path, device: str | None = None) -> int:
+    """Run every bundle, write its results line; exit 1 when any fails or errs."""
+    writer = ResultsWriter(path)
+    run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-bundles"
+    writer.start({"run_id": run_id, "bundles": len(bundles)})
+    status = 0
+    for bundle in bundles:
+        record, ran_on = bundle_record(bundle, device)
+        record.run_id = run_id
+        writer.append(record)
+        print(f"{record.key} on {ran_on or 'no device'}: {record.outcome} ({record.verdict}) {record.message[:120]}")
+        status = max(status, 1 if record.is_failure else 0)
+    print(json.dumps({"bundles": len(bundles), "results": str(path)}))
+    return status
