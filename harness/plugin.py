@@ -116,6 +116,8 @@ def pytest_configure(config):
         # Resolved now: reports/results.jsonl is re-linked to this run's file at its start.
         given = (config.workerinput.get("iree_shard_durations") if _is_worker(config)
                  else config.getoption("shard_durations"))
+        if given and not Path(given).is_file():
+            raise pytest.UsageError(f"--shard-durations {given}: no such results file")
         config.stash[_DURATIONS_KEY] = str(Path(given).resolve()) if given else ""
     if not _is_worker(config):
         # xdist's hooks exist only when xdist is installed and not disabled (-p no:xdist).

@@ -93,3 +93,11 @@ def test_proofs_of_a_matrix_of_machines_merge_into_one_per_case():
     assert {k: m["status"] for k, m in merged.items()} == {"a": "PROVEN", "b": "NOT PROVEN",
                                                            "g": "GUARD", "lost": "NOT PROVEN"}
     assert len(merged["a"]["checks"]) == 4 and "no machine checked" in merged["lost"]["note"]
+
+
+def test_a_missing_durations_file_is_a_usage_error(pytester, fake_tools):
+    compile_case(pytester.path / "cases", "a")
+    result = pytester.runpytest(*plugin_args(fake_tools, pytester.path / "cache", pytester.path / "r"),
+                                "cases", "--shard", "1/2", "--shard-durations", "nowhere.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--shard-durations nowhere.jsonl: no such results file" in result.stderr.str()
