@@ -253,6 +253,10 @@ def reduce_program(t: Triage, work: Path) -> None:
             break
     else:
         t.problems.append(f"iree-reduce did not run to the end: {result.detail}")
+    plain = work / "reduced-plain.mlir"
+    plain.write_text(forward.without_locations(t.reduced.read_text()))
+    if plain.read_text() != t.reduced.read_text() and interesting(t.question, plain)[0]:
+        t.reduced = plain  # locations name this machine's files; keep them only if the bug needs them
     t.reduced_check = interesting(t.question, t.reduced)
     t.say(f"reduce: the reduced program {'shows' if t.reduced_check[0] else 'does NOT show'} the bug "
           f"on {t.bad.compiler_version} and not on {t.good.compiler_version}: {t.reduced_check[1][:200]}")

@@ -156,3 +156,13 @@ def reduce_text(text: str, interesting: Callable[[str], bool], budget: int = 400
                 break  # statements moved: start over from the (new) end
             refused.add(what)
     return "\n".join(lines) + "\n", asked
+
+
+_LOC_ATTACHED = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
+_LOC_ALIAS = re.compile(r"^#loc[\w$.-]*\s*=.*$\n?", re.M)
+
+
+def without_locations(text: str) -> str:
+    """The program without source locations (`loc(...)` and `#loc` aliases): what a
+    reader upstream wants, when the bug's message does not need them."""
+    return _LOC_ALIAS.sub("", _LOC_ATTACHED.sub("", text))

@@ -127,7 +127,9 @@ def write_issue(t, out: Path) -> None:
         "confirmation": t.confirmation, "pass": t.pass_diff.argument if t.pass_diff else "",
         "failing_pass": t.failing_pass})
     (out / "TRIAGE.json").write_text(json.dumps(data, indent=1, default=str))
-    (out / "ISSUE.md").write_text(_issue_text(t, bad_v, good_v, steps))
+    # Messages name the files the triage compiled; the reader has them as input.mlir.
+    text = _issue_text(t, bad_v, good_v, steps).replace(str(t.program), "input.mlir")
+    (out / "ISSUE.md").write_text(text.replace(str(out / "work") + "/", ""))
 
 
 def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
@@ -160,7 +162,10 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
         lines.append(f"Expected: the outputs of {good_v} (in `expected/`), within atol {q.atol:g}, rtol {q.rtol:g}.")
     else:
         lines.append(f"Observed on {bad_v}: {(t.reduced_check or (0, t.start_check))[1][:600]}")
-        lines.append(f"Expected: as on {good_v}, {q.good_outcome}.")
+        runs = t.bug.needs_device() or q.mode == "ir"
+        done = "the check passes" if q.mode == "ir" else "it compiles and runs" if runs else "it compiles"
+        lines.append(f"Expected: as on {good_v}, {done}." if q.good_outcome == "pass"
+                     else f"Expected: not this bug; {good_v} gives {q.good_outcome} (another failure) here.")
     lines += ["", "## Where in the compiler", ""]
     if t.phase is not None:
         lines.append(f"First compilation phase whose output differs (`--dump-compilation-phases-to`, "
