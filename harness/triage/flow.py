@@ -38,7 +38,7 @@ from ..reference import load_arrays, npy_files
 from ..stages import compile_flags, import_stage
 from ..toolchain import Toolchain
 from . import forward, passes
-from .oracle import Question, Side, interesting, observe, shows_bug
+from .oracle import DIFFERENTIAL_FLOOR, Question, Side, interesting, observe, shows_bug
 from .program import SignatureError, inputs_for, signature, size, write_inputs
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -162,14 +162,14 @@ def _mode(t: Triage) -> str:
     return "differential" if set(t.bug.outcomes) == {"compare-fail"} else "outcome"
 
 
-def frame_question(t: Triage, work: Path, base=None) -> list[tuple[Path, str]]:
+def frame_question(t: Triage, work: Path) -> list[tuple[Path, str]]:
     """The oracle's question, and the programs it may start from, best first."""
     mode = _mode(t)
     sides = {}
     starts: list[tuple[Path, str]] = []
     ir = {}
     for name, tc in (("bad", t.bad), ("good", t.good)):
-        settings = settings_with(tc, base)
+        settings = settings_with(tc)
         if t.item.is_ir:
             check = next(c for c in t.case.ir_checks if c.name == t.item.ir_check)
             ir = {"tool": check.tool, "args": list(check.args), "checks": str(check.checks),
@@ -180,7 +180,7 @@ def frame_question(t: Triage, work: Path, base=None) -> list[tuple[Path, str]]:
             continue
         flags = tuple(compile_flags(t.case, t.item.target, t.item.opt_level, settings))
         sides[name] = Side(tc, flags)
-        imported, mlir = import_stage(t.case, settings)
+        _, mlir = import_stage(t.case, settings)
         if mlir is None:
             continue
         dump = work / f"phases-{name}-original"
@@ -202,8 +202,9 @@ def frame_question(t: Triage, work: Path, base=None) -> list[tuple[Path, str]]:
             arrays, t.inputs_note = offered, "the case's inputs (the entry point takes buffer views)"
             n_outputs = len(npy_files(t.case.expected_dir))
         inputs = tuple(str(p) for p in write_inputs(arrays, work / "inputs"))
-    atol = max(t.case.atol, 1e-3) if mode == "differential" else t.case.atol
-    rtol = max(t.case.rtol, 1e-3) if mode == "differential" else t.case.rtol
+    # Across releases, differences below the floor are rounding, not this bug.
+    atol = max(t.case.atol, DIFFERENTIAL_FLOOR) if mode == "differential" else t.case.atol
+    rtol = max(t.case.rtol, DIFFERENTIAL_FLOOR) if mode == "differential" else t.case.rtol
     t.question = Question(mode, sides["bad"], sides["good"], t.bug.outcomes,
                           t.bug.match.pattern if t.bug.match else None, t.item.target,
                           t.case.function, inputs, n_outputs, atol, rtol, ir, str(work))
