@@ -40,6 +40,12 @@ def test_the_culprit_is_the_first_pass_whose_module_the_good_release_never_made(
     assert any(line.startswith("-") and "remapped" in line for line in found.diff)
     assert any(line.startswith("+") and "old dim" in line for line in found.diff)
     assert passes.first_changed_pass(START, good, START, good).argument == ""
+    # A pass whose change a later pass undoes is not the culprit: the last agreement decides.
+    detour = dump(("NewNoOpPass", "iree-new-noop", canon + " // reordered"),
+                  ("Canonicalizer", "canonicalize", canon),
+                  ("PropagateLinalgTransposePass", "iree-global-opt-propagate-linalg-transpose", wrong))
+    assert passes.first_changed_pass(START, good, START, detour.replace("// reordered", "attr")).argument \
+        == "iree-global-opt-propagate-linalg-transpose"
 
 
 def test_the_failing_pass_of_a_local_reproducer():

@@ -273,7 +273,12 @@ def _forward(t: Triage, work: Path) -> None:
         return interesting(t.question, candidate)[0]
 
     start = time.monotonic()
-    text, asked = forward.reduce_text(source.read_text(), still_interesting, log=t.say)
+    text = source.read_text()
+    plain = forward.plain_entry(text, t.case.function)
+    if plain is not None and still_interesting(plain):  # tensors in and out, no ABI wrappers
+        t.say("reduce: the entry point takes and returns tensors (the import ABI taken off)")
+        text = plain
+    text, asked = forward.reduce_text(text, still_interesting, log=t.say)
     out = work / "forwarded.mlir"
     out.write_text(text)
     t.say(f"reduce: operand forwarding: {size(source.read_text())[0]} -> {size(text)[0]} ops "

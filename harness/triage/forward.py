@@ -166,3 +166,84 @@ def without_locations(text: str) -> str:
     """The program without source locations (`loc(...)` and `#loc` aliases): what a
     reader upstream wants, when the bug's message does not need them."""
     return _LOC_ALIAS.sub("", _LOC_ATTACHED.sub("", text))
+
+
+# The ABI an imported PyTorch program gets: `@main` (buffer views) calls `@main$async`,
+# which imports its tensors from buffer views, waits on and signals fences, and exports.
+_IMPORT = re.compile(r"^\s*(%[\w$.-]+) = hal\.tensor\.import(?: wait\(%[\w$.-]+\))? => (%[\w$.-]+) : "
+                     r"!hal\.buffer_view -> (tensor<[^<>]*>)")
+_BARRIER = re.compile(r"^\s*(%[\w$.-]+) = hal\.tensor\.barrier join\((%[\w$.-]+) : [^)]*\) => ")
+_EXPORT = re.compile(r"^\s*(%[\w$.-]+) = hal\.tensor\.export (%[\w$.-]+) : (tensor<[^<>]*>)")
+_RETURN = re.compile(r"^(\s*)util\.return (.*?) : (.*?)(\s*loc\(.*\))?$")
+
+
+def _function(lines: list[str], name: str) -> tuple[int, int] | None:
+    """(header line, closing line) of `util.func ... @name(`."""
+    head = next((i for i, line in enumerate(lines)
+                 if re.match(rf"^\s*util\.func public @{re.escape(name)}\(", line)), None)
+    if head is None:
+        return None
+    indent = lines[head][:len(lines[head]) - len(lines[head].lstrip())]
+    end = next((j for j in range(head + 1, len(lines)) if lines[j].startswith(indent + "}")), None)
+    return (head, end) if end is not None else None
+
+
+def plain_entry(text: str, function: str = "main") -> str | None:
+    """The program with the import ABI taken off: `@function` takes and returns tensors
+    (what a reader upstream wants, and ~12 lines shorter); None when the program does not
+    have that ABI's shape."""
+    lines = text.splitlines()
+    wrapper, inner = _function(lines, function), _function(lines, function + "$async")
+    if wrapper is None or inner is None:
+        return None
+    head, end = inner
+    args, renames, results = {}, {}, []
+    body = []
+    for line in lines[head + 1:end]:
+        m = _IMPORT.match(line)
+        if m:
+            args[m.group(2)] = m.group(3)
+            renames[m.group(1)] = m.group(2)
+            continue
+        m = _BARRIER.match(line)
+        if m:
+            renames[m.group(1)] = m.group(2)
+            continue
+        m = _EXPORT.match(line)
+        if m:
+            results.append((m.group(1), m.group(2), m.group(3)))
+            continue
+        if "hal.buffer_view.dim<" in line:
+            continue
+        body.append(line)
+    if not args and not results:
+        return None
+    signature = re.match(r"^(\s*)util\.func public @[\w$.-]+\((.*?)\)\s*->", lines[head])
+    if signature is None:
+        return None
+    order = [a for a in re.findall(r"(%[\w$.-]+)\s*:\s*!hal\.buffer_view", signature.group(2))]
+    if any(a not in args for a in order):
+        return None
+    exported = {name: (value, type_) for name, value, type_ in results}
+    out_types = [t for _, _, t in results]
+    new_head = (f"{signature.group(1)}util.func public @{function}("
+                + ", ".join(f"{a}: {args[a]}" for a in order) + ") -> "
+                + (out_types[0] if len(out_types) == 1 else "(" + ", ".join(out_types) + ")") + " {")
+    fixed = []
+    for line in body:
+        m = _RETURN.match(line)
+        if m:
+            values = [v.strip() for v in m.group(2).split(",")]
+            if any(v not in exported for v in values):
+                return None
+            line = (f"{m.group(1)}util.return " + ", ".join(exported[v][0] for v in values)
+                    + " : " + ", ".join(exported[v][1] for v in values))
+        for old, new in renames.items():
+            line = re.sub(_VALUE.format(re.escape(old)), new, line)
+        fixed.append(line)
+    w_head, w_end = wrapper
+    kept = [line for i, line in enumerate(lines) if not (w_head <= i <= w_end)]
+    offset = sum(1 for i in range(len(lines)) if w_head <= i <= w_end and i < head)
+    h, e = head - offset, end - offset
+    result = kept[:h] + [new_head] + fixed + kept[e:]
+    return "\n".join(result) + "\n"

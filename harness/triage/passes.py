@@ -7,8 +7,8 @@ whole module after every pass that changed it:
         --mlir-print-ir-after-change --mlir-print-ir-module-scope --mlir-disable-threading
 
 Passes are renamed, added and reordered between releases, so they are not matched by
-position: the culprit is the first pass of the bad release whose output is a module the
-good release never produced (after normalising away locations, SSA names and host CPU
+position: the culprit is the pass after which the bad release never again holds a module
+the good release produced (after normalising away locations, SSA names and host CPU
 features, as phases.py does).
 
 A compile that fails or crashes writes `--mlir-pass-pipeline-crash-reproducer`; with
@@ -59,22 +59,25 @@ def states(dump: str) -> list[PassState]:
 
 def first_changed_pass(good_start: str, good_dump: str, bad_start: str, bad_dump: str,
                        context: int = 2, max_lines: int = 40) -> PassDiff:
-    """The first bad-release pass whose output the good release never produced, from
-    each release's module before the phase and its pass-by-pass dump."""
+    """The pass after which the bad release never again holds a module the good release
+    produced, from each release's module before the phase and its pass-by-pass dump. A
+    pass that changes the module in a way a later pass undoes (a different canonical
+    form) is not the culprit: the last point of agreement decides."""
     good = [PassState("", "(start)", tuple(normalise(good_start)))] + states(good_dump)
     seen = {s.ir: i for i, s in enumerate(good)}  # module -> its last position in good
-    previous = tuple(normalise(bad_start))
-    for state in states(bad_dump):
-        if state.ir not in seen:
-            at = seen.get(previous)
-            after = good[at + 1] if at is not None and at + 1 < len(good) else None
-            reference = after.ir if after else previous
-            diff = difflib.unified_diff(list(reference), list(state.ir), "good", "bad",
-                                        n=context, lineterm="")
-            return PassDiff(state.argument, state.name, after.argument if after else "",
-                            tuple(diff)[:max_lines])
-        previous = state.ir
-    return PassDiff("")
+    bad = [PassState("", "(start)", tuple(normalise(bad_start)))] + states(bad_dump)
+    agreed = max((i for i, s in enumerate(bad) if s.ir in seen), default=None)
+    if agreed is None:  # never agreed, not even before the phase: the first pass that changed
+        agreed = 0 if len(bad) > 1 else None
+    if agreed is None or agreed + 1 >= len(bad):
+        return PassDiff("")
+    culprit, previous = bad[agreed + 1], bad[agreed].ir
+    at = seen.get(previous)
+    after = good[at + 1] if at is not None and at + 1 < len(good) else None
+    reference = after.ir if after else previous
+    diff = difflib.unified_diff(list(reference), list(culprit.ir), "good", "bad", n=context, lineterm="")
+    return PassDiff(culprit.argument, culprit.name, after.argument if after else "",
+                    tuple(diff)[:max_lines])
 
 
 def print_changes(toolchain: Toolchain, start: Path, flags: list[str], from_phase: str | None,
