@@ -367,7 +367,7 @@ def _pass_in_phase(t: Triage, dumps: dict[str, Path], work: Path) -> None:
         passes.print_changes(side.toolchain, start, list(side.flags), before, phase, out)
         texts[name], starts[name] = out.read_text(errors="replace"), start.read_text()
     t.pass_diff = passes.first_changed_pass(starts["good"], texts["good"], starts["bad"], texts["bad"])
-    t.say(f"where: within {phase}, the first pass whose output the good release never produced: "
+    t.say(f"where: within {phase}, the pass after the last module both releases held: "
           f"{t.pass_diff.argument or '(none)'}"
           f"{' (the good release ran ' + t.pass_diff.good_instead + ' there)' if t.pass_diff.good_instead else ''}")
 

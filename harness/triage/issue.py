@@ -177,7 +177,7 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
     if t.pass_diff is not None:
         instead = f" (from the same module the good release ran `{t.pass_diff.good_instead}`)" \
             if t.pass_diff.good_instead else ""
-        lines += ["", f"First pass whose output the good release never produced "
+        lines += ["", f"The pass after which the bad release never again holds a module the good release produced "
                       f"(`--mlir-print-ir-after-change`): **{t.pass_diff.argument or 'none'}**{instead}."]
         if t.pass_diff.diff and (t.phase is None or t.pass_diff.diff[2:] != t.phase.diff[2:]):
             lines += ["", "```diff", *t.pass_diff.diff, "```"]
