@@ -10,15 +10,13 @@ item as run (results.merge_results prefers the record that ran).
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 from .bundle_run import execute
 from .case import CaseError, find_case
 from .outcomes import ERROR, HARNESS_ERROR
 from .record import ItemRecord
-from .results import ResultsWriter
+from .results import ResultsWriter, new_run_id
 from .runner import ItemResult, expectation_for, verdict
 from .stages import StageResult
 from .toolchain import release_of
@@ -48,7 +46,7 @@ def bundle_record(bundle: Path, device: str | None = None) -> tuple[ItemRecord, 
 def write_bundle_results(bundles: list[Path], path: Path, device: str | None = None) -> int:
     """Run every bundle, write its results line; exit 1 when any fails or errs."""
     writer = ResultsWriter(path)
-    run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-bundles"
+    run_id = new_run_id("bundles")
     writer.start({"run_id": run_id, "bundles": len(bundles)})
     status = 0
     for bundle in bundles:

@@ -24,7 +24,7 @@ from packaging.version import Version
 
 from .case import Case
 from .history.message import derive_match
-from .history.writeback import _blocks, _header, _toml
+from .history.writeback import header_of, split_blocks, toml_value
 from .item import ItemId
 from .outcomes import FAIL, PASS_OUTCOME, XPASS
 from .record import ItemRecord
@@ -52,10 +52,10 @@ def _scopes(items: list[ItemId]) -> list[str]:
     scopes = []
     ir = sorted(i.ir_check for i in items if i.is_ir)
     if ir:
-        scopes.append(f"ir = {_toml(ir)}")
+        scopes.append(f"ir = {toml_value(ir)}")
     for target in sorted({i.target for i in items if not i.is_ir}):
         levels = sorted(i.opt_level for i in items if i.target == target)
-        scopes.append(f"targets = {_toml([target])}\nopt_levels = {_toml(levels)}")
+        scopes.append(f"targets = {toml_value([target])}\nopt_levels = {toml_value(levels)}")
     return scopes
 
 
@@ -68,8 +68,8 @@ def _as_result(r: ItemRecord):
 
 def _with_range(block: str, compiler: str) -> str:
     if re.search(r"^compiler\s*=.*$", block, re.M):
-        return re.sub(r"^compiler\s*=.*$", f"compiler = {_toml(compiler)}", block, count=1, flags=re.M)
-    return block.replace("[[expect]]\n", f"[[expect]]\ncompiler = {_toml(compiler)}\n", 1)
+        return re.sub(r"^compiler\s*=.*$", f"compiler = {toml_value(compiler)}", block, count=1, flags=re.M)
+    return block.replace("[[expect]]\n", f"[[expect]]\ncompiler = {toml_value(compiler)}\n", 1)
 
 
 def _narrowed(spec: str, release: Version) -> str:
@@ -84,8 +84,8 @@ def update_case(case: Case, records: list[ItemRecord]) -> Update:
     if not changed:
         return Update(case, old, old, notes)
     release = release_of(changed[0].compiler)
-    blocks = _blocks(old)
-    expect_blocks = [i for i, b in enumerate(blocks) if _header(b) == "[[expect]]"]
+    blocks = split_blocks(old)
+    expect_blocks = [i for i, b in enumerate(blocks) if header_of(b) == "[[expect]]"]
     by_item = {r.item: r for r in records}
     replaced: dict[int, str] = {}
     for index, exp in enumerate(case.expectations):
@@ -114,11 +114,11 @@ def update_case(case: Case, records: list[ItemRecord]) -> Update:
             failed.setdefault((r.target or "ir", r.outcome), []).append(r)
     for (scope, outcome), group in sorted(failed.items()):
         match = derive_match([_as_result(r) for r in group])
-        lines = ["[[expect]]", *_scopes([ItemId.parse(r.item) for r in group]), f"compiler = {_toml(f'>={release}')}",
-                 f"outcome = {_toml(outcome)}"]
+        lines = ["[[expect]]", *_scopes([ItemId.parse(r.item) for r in group]), f"compiler = {toml_value(f'>={release}')}",
+                 f"outcome = {toml_value(outcome)}"]
         if match:
-            lines.append(f"match = {_toml(match)}")
-        lines.append(f"reason = {_toml(f'measured on IREE {group[0].compiler} (expect --update): not yet triaged')}")
+            lines.append(f"match = {toml_value(match)}")
+        lines.append(f"reason = {toml_value(f'measured on IREE {group[0].compiler} (expect --update): not yet triaged')}")
         added.append("\n".join(lines) + "\n")
         notes.append(f"new expect: {outcome} on {', '.join(r.item for r in group)} from {release}")
     new_blocks = [replaced.get(i, b) for i, b in enumerate(blocks)]
@@ -132,14 +132,14 @@ def update_case(case: Case, records: list[ItemRecord]) -> Update:
 def _close_open_window(case: Case, blocks: list[str], by_item: dict[str, ItemRecord],
                        release: Version, notes: list[str]) -> list[str]:
     """An open window whose bug items all pass at `release` ends there."""
-    windows = [i for i, b in enumerate(blocks) if _header(b) == "[[history.window]]"]
+    windows = [i for i, b in enumerate(blocks) if header_of(b) == "[[history.window]]"]
     if not windows or not case.history.windows or case.history.windows[-1].first_good:
         return blocks
     items = [by_item[n] for n in case.history.bad_items if n in by_item]
     if items and all(r.outcome == PASS_OUTCOME and not r.compile_only for r in items):
         last = windows[-1]
         blocks = list(blocks)
-        blocks[last] = blocks[last].rstrip("\n") + f"\nfirst_good = {_toml(str(release))}\n\n"
+        blocks[last] = blocks[last].rstrip("\n") + f"\nfirst_good = {toml_value(str(release))}\n\n"
         notes.append(f"window {case.history.windows[-1].first_bad}..: first_good = {release}")
     return blocks
 

@@ -12,7 +12,7 @@ page needs no network).
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .outcomes import CELL_STATES
@@ -47,7 +47,7 @@ class ItemHistory:
     first_seen: str = ""  # night where its current failure began
     last_seen: str = ""  # last night it failed
     flips: int = 0  # changes between passing and failing, night to night
-    series: dict[str, list[float | None]] = None  # metric -> value per night
+    series: dict[str, list[float | None]] = field(default_factory=dict)  # metric -> value per night
 
 
 _FAILING = {"fail", "xpass", "error"}

@@ -41,11 +41,12 @@ METRICS = {m.name: m for m in (
 def metrics(record: ItemRecord) -> dict[str, float]:
     """What an item measured, from its stages (a stage that did not end ok measures nothing)."""
     found: dict[str, float] = {}
+    if record.compile_seconds() is not None:
+        found["compile_s"] = record.compile_seconds()
     for stage in record.stages:
         if stage.get("status") != "ok":
             continue
         if stage.get("stage") == "compile":
-            found["compile_s"] = float(stage.get("seconds", 0.0))
             if stage.get("peak_rss_mb"):
                 found["compile_mb"] = float(stage["peak_rss_mb"])
             for key in ("module_bytes", "dispatches"):
@@ -85,10 +86,9 @@ def changes(current: list[ItemRecord], nights: list[dict[str, ItemRecord]]) -> l
     """Flags for `current` against the same items in `nights` (oldest first)."""
     flags = []
     for record in current:
-        now = metrics(record)
-        for name, value in now.items():
-            history = [m[name] for night in nights if record.key in night
-                       for m in [metrics(night[record.key])] if name in m]
+        past = [metrics(night[record.key]) for night in nights if record.key in night]
+        for name, value in metrics(record).items():
+            history = [m[name] for m in past if name in m]
             if len(history) < MIN_NIGHTS:
                 continue
             hit, median, mad = flagged(value, history, METRICS[name])

@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import tempfile
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,13 +24,13 @@ import pytest
 from . import shard, targets
 from .cache import Cache
 from .case import CaseError, load_case
-from .item import ItemId
+from .item import ItemId, run_item
 from .outcomes import (COLLECT_ERROR, ERROR, FAIL, HARNESS_ERROR, PASS, SKIP, WORKER_CRASH, XFAIL,
                        XPASS)
 from .process import Bounds, become_subreaper, children, kill_descendants, kill_tree_root
 from .record import ItemRecord
-from .results import ResultsWriter, environment, link_newest, read_results, run_file
-from .runner import ItemResult, expectation_for, run_ir_item, run_matrix_item, verdict
+from .results import ResultsWriter, environment, link_newest, new_run_id, read_results, run_file
+from .runner import ItemResult, expectation_for, verdict
 from .stages import Settings
 from .toolchain import ToolchainError, resolve
 KIND_MARKERS = {"numeric": "compiles, runs and compares with PyTorch",
@@ -107,7 +106,7 @@ def pytest_configure(config):
         config.option.xmlpath = str(reports / "junit.xml")
     config.stash[_REPORTS_KEY] = reports
     config.stash[_RUN_ID_KEY] = (config.workerinput.get("iree_run_id", "") if _is_worker(config)
-                                 else f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+                                 else new_run_id())
     if config.getoption("shard"):
         try:
             config.stash[_SHARD_KEY] = shard.parse(config.getoption("shard"))
@@ -394,20 +393,18 @@ class CaseItem(pytest.Item):
             scratch = Path(tempfile.mkdtemp(prefix="retry-", dir=settings.cache.root))
             try:
                 again = replace(settings, cache=Cache(scratch))
-                result = (run_ir_item(self.case, self.check, again) if self.check is not None
-                          else run_matrix_item(self.case, self.target, self.opt_level, again))
-                outcomes.append(result.outcome)
+                outcomes.append(run_item(self.case, self._item_id, again).outcome)
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
         return outcomes
 
+    @property
+    def _item_id(self) -> ItemId:
+        return ItemId(self.target, self.opt_level, self.check.name if self.check else None)
+
     def _run(self):
         settings = settings_for(self.config)
-        progress = _progress(self.config, self.nodeid)
-        if self.check is not None:
-            result = run_ir_item(self.case, self.check, settings, progress)
-        else:
-            result = run_matrix_item(self.case, self.target, self.opt_level, settings, progress)
+        result = run_item(self.case, self._item_id, settings, _progress(self.config, self.nodeid))
         return result, verdict(result, expectation_for(result, settings.toolchain.release))
 
     def repr_failure(self, excinfo, style=None):

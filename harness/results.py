@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import time
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -47,6 +48,11 @@ def environment(toolchain: Toolchain) -> dict:
             "devices": {d: list(targets.list_devices(run_module, d)) for d in drivers},
             "device_info": {d: list(targets.device_info(run_module, d)) for d in drivers
                             if targets.list_devices(run_module, d)}}
+
+
+def new_run_id(kind: str = "") -> str:
+    """A run's id: its start time first (nights sort by it), then the process."""
+    return f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}" + (f"-{kind}" if kind else "")
 
 
 def run_file(reports: Path, run_id: str) -> Path:

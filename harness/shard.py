@@ -43,12 +43,17 @@ def durations(results: Path | None) -> dict[str, float]:
     return {f"{r.case}::{r.item}": sum(s.get("seconds", 0.0) for s in r.stages) for r in items}
 
 
-def assign(cases: dict[str, list[str]], seconds: dict[str, float], n: int) -> dict[str, int]:
-    """case -> shard (0-based), least duration first; deterministic."""
+def _costs(cases: dict[str, list[str]], seconds: dict[str, float]) -> dict[str, float]:
+    """Each case's seconds; an item never measured counts as the median measured item."""
     known = [v for v in seconds.values() if v > 0]
     typical = statistics.median(known) if known else DEFAULT_ITEM_SECONDS
-    cost = {case: sum(seconds.get(f"{case}::{item}", typical) for item in items)
+    return {case: sum(seconds.get(f"{case}::{item}", typical) for item in items)
             for case, items in cases.items()}
+
+
+def assign(cases: dict[str, list[str]], seconds: dict[str, float], n: int) -> dict[str, int]:
+    """case -> shard (0-based), least duration first; deterministic."""
+    cost = _costs(cases, seconds)
     loads = [(0.0, shard) for shard in range(n)]
     heapq.heapify(loads)
     placed = {}
@@ -61,11 +66,9 @@ def assign(cases: dict[str, list[str]], seconds: dict[str, float], n: int) -> di
 
 def balance(cases: dict[str, list[str]], seconds: dict[str, float], n: int) -> tuple[list[float], float]:
     """Each shard's predicted seconds, and the longest over the ideal (1.0 = perfect)."""
-    placed = assign(cases, seconds, n)
-    known = [v for v in seconds.values() if v > 0]
-    typical = statistics.median(known) if known else DEFAULT_ITEM_SECONDS
+    cost = _costs(cases, seconds)
     loads = [0.0] * n
-    for case, items in cases.items():
-        loads[placed[case]] += sum(seconds.get(f"{case}::{i}", typical) for i in items)
+    for case, shard in assign(cases, seconds, n).items():
+        loads[shard] += cost[case]
     ideal = sum(loads) / n
     return loads, (max(loads) / ideal if ideal else 1.0)

@@ -194,3 +194,36 @@ def test_operand_forwarding_keeps_only_what_the_oracle_needs():
     # An oracle that needs everything keeps everything.
     needs_all = ("math.exp", "math.rsqrt", "math.tanh")
     assert forward.reduce_text(CHAIN, lambda t: all(op in t for op in needs_all))[0] == CHAIN
+
+
+def test_the_oracle_wants_the_bug_on_the_bad_release_and_the_start_behaviour_on_the_good(monkeypatch, tmp_path):
+    """What a candidate must do on each release, with the tools stubbed out."""
+    from harness.runner import ItemResult
+    from harness.stages import StageResult
+    from harness.toolchain import Toolchain
+    from harness.triage import oracle
+
+    def side(version):
+        tc = Toolchain(tmp_path / "c", tmp_path / "o", tmp_path / "r", version, "", "", "test")
+        return oracle.Side(tc, ())
+
+    q = oracle.Question("outcome", side("3.2.0"), side("3.1.0"), ("compile-fail",), "boom",
+                        target="cpu", work=str(tmp_path))
+    said = {}
+
+    def fake_observe(question, s, program, run, extra=()):
+        status, detail = said[s.toolchain.compiler_version]
+        result = ItemResult(None, "triage", "cpu", None, None, s.toolchain.compiler_version)
+        result.stages.append(StageResult("compile", status, detail))
+        return oracle.Observation(result)
+
+    monkeypatch.setattr(oracle, "observe", fake_observe)
+    cases = [({"3.2.0": ("fail", "error: boom"), "3.1.0": ("ok", "")}, True),
+             ({"3.2.0": ("fail", "error: boom"), "3.1.0": ("fail", "error: boom")}, False),  # good has it too
+             ({"3.2.0": ("fail", "error: other"), "3.1.0": ("ok", "")}, False),  # not the bug's message
+             ({"3.2.0": ("fail", "error: boom"), "3.1.0": ("fail", "error: parse")}, False)]  # good wanders
+    for outcomes, wanted in cases:
+        said.update(outcomes)
+        assert oracle.interesting(q, tmp_path / "x.mlir")[0] is wanted, outcomes
+    said.update({"3.2.0": ("fail", "error: boom"), "3.1.0": ("fail", "error: parse")})
+    assert oracle.interesting(q.with_good_outcome("compile-fail"), tmp_path / "x.mlir")[0] is True

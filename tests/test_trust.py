@@ -236,7 +236,7 @@ def test_an_exception_in_the_harness_leaves_a_result_and_fails_the_gate(pytester
     def broken(*args, **kwargs):
         raise RuntimeError("planted: the runner broke")
 
-    monkeypatch.setattr(harness.plugin, "run_matrix_item", broken)
+    monkeypatch.setattr(harness.plugin, "run_item", broken)
     compile_case(pytester.path / "cases", "victim")
     result, reports = run(pytester, fake_tools, "cases")
     result.assert_outcomes(failed=1)

@@ -22,7 +22,7 @@ from ..case import Case, Expectation, Window
 from ..item import ItemId
 from .window import Measured
 
-def _blocks(text: str) -> list[str]:
+def split_blocks(text: str) -> list[str]:
     """The file split at table headers (the preamble first), losslessly; comment lines
     just above a header go with the table below them."""
     starts = [m.start() for m in re.finditer(r"(?:^#[^\n]*\n)*^\[", text, re.M)]
@@ -30,14 +30,14 @@ def _blocks(text: str) -> list[str]:
     return [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
 
 
-def _header(block: str) -> str:
+def header_of(block: str) -> str:
     for line in block.splitlines():
         if line.startswith("["):
             return line.split("#")[0].strip()
     return ""
 
 
-def _toml(value) -> str:
+def toml_value(value) -> str:
     return json.dumps(value)  # a JSON string or list of strings is a TOML basic string / array
 
 
@@ -62,12 +62,12 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
             first, last = min(versions, key=Version), max(versions, key=Version)
             open_end = w.first_good is None and Version(last) == Version(w.last_bad)
             rng = f">={first}" if open_end else f">={first},<={last}"
-            where = (f"ir = {_toml(sorted(names))}" if scope == "ir" else
-                     f"targets = {_toml([scope])}\nopt_levels = {_toml(sorted(names))}")
-            lines = ["[[expect]]", where, f"compiler = {_toml(rng)}", f"outcome = {_toml(outcome)}"]
+            where = (f"ir = {toml_value(sorted(names))}" if scope == "ir" else
+                     f"targets = {toml_value([scope])}\nopt_levels = {toml_value(sorted(names))}")
+            lines = ["[[expect]]", where, f"compiler = {toml_value(rng)}", f"outcome = {toml_value(outcome)}"]
             if measured.match:
-                lines.append(f"match = {_toml(measured.match)}")
-            lines.append(f"reason = {_toml(_reason(case, w))}")
+                lines.append(f"match = {toml_value(measured.match)}")
+            lines.append(f"reason = {toml_value(_reason(case, w))}")
             blocks.append("\n".join(lines) + "\n")
     return blocks
 
@@ -80,30 +80,30 @@ def _reason(case: Case, w: Window) -> str:
 
 def history_block(case: Case, bug: Bug, measured: Measured) -> str:
     lines = ["[history]", f"# Measured by `iree-regress prove {case.slug} --scan`.",
-             f"measured = {_toml(' '.join(measured.versions))}"]
+             f"measured = {toml_value(' '.join(measured.versions))}"]
     if measured.windows:
         outcomes = list(bug.outcomes)
-        lines.append(f"bad_outcome = {_toml(outcomes[0] if len(outcomes) == 1 else outcomes)}")
-        lines.append(f"bad_items = {_toml(list(measured.items))}")
+        lines.append(f"bad_outcome = {toml_value(outcomes[0] if len(outcomes) == 1 else outcomes)}")
+        lines.append(f"bad_items = {toml_value(list(measured.items))}")
         if measured.match:
-            lines.append(f"bad_match = {_toml(measured.match)}")
+            lines.append(f"bad_match = {toml_value(measured.match)}")
     else:
         lines.append('status = "unknown"')
     for w in measured.windows:
         lines += ["", "[[history.window]]"]
         if w.last_good:
-            lines.append(f"last_good = {_toml(w.last_good)}")
-        lines += [f"first_bad = {_toml(w.first_bad)}", f"last_bad = {_toml(w.last_bad)}"]
+            lines.append(f"last_good = {toml_value(w.last_good)}")
+        lines += [f"first_bad = {toml_value(w.first_bad)}", f"last_bad = {toml_value(w.last_bad)}"]
         if w.first_good:
-            lines.append(f"first_good = {_toml(w.first_good)}")
+            lines.append(f"first_good = {toml_value(w.first_good)}")
     return "\n".join(lines) + "\n"
 
 
 def write_scan(case: Case, bug: Bug, measured: Measured) -> None:
     """Replace [history] and the [[expect]] entries that describe this bug; keep the rest."""
     kept = []
-    for block in _blocks(case.manifest.read_text()):
-        header = _header(block)
+    for block in split_blocks(case.manifest.read_text()):
+        header = header_of(block)
         if header in ("[history]", "[[history.window]]"):
             continue
         if header == "[[expect]]" and _describes(block, bug, measured):

@@ -33,7 +33,6 @@ from ..history.bisect import BisectResult
 from ..history.probe import bisect_item
 from ..item import ItemId, settings_with
 from ..phases import PhaseDiff, differences, dump_phases, phases
-from ..process import run_bounded
 from ..reference import load_arrays, npy_files
 from ..stages import compile_flags, import_stage
 from ..toolchain import Toolchain
@@ -129,8 +128,7 @@ def when(t: Triage, source, good: str | None, bad: str | None) -> bool:
                                 log=lambda line: t.say(line))
         t.bisect, t.direction = result, direction
         if not result.error and not result.undecided:
-            t.good = releases.ensure(result.last_good, source, t.say)
-            t.bad = releases.ensure(result.first_bad, source, t.say)
+            _take(t, result.last_good, result.first_bad, source)
             t.say(f"when: {'first fixed' if direction == 'fixed' else 'first bad'} "
                   f"{result.last_good if direction == 'fixed' else result.first_bad}; "
                   f"bad {t.bad.compiler_version} @ {t.bad.compiler_revision[:12]}, "
@@ -149,9 +147,12 @@ def when(t: Triage, source, good: str | None, bad: str | None) -> bool:
     t.bisect = BisectResult([window.last_good, window.first_bad], t.bisect.probes,
                             window.first_bad, window.last_good)
     t.direction = "broken"
-    t.good = releases.ensure(window.last_good, source, t.say)
-    t.bad = releases.ensure(window.first_bad, source, t.say)
+    _take(t, window.last_good, window.first_bad, source)
     return True
+
+
+def _take(t: Triage, good: str, bad: str, source) -> None:
+    t.good, t.bad = releases.ensure(good, source, t.say), releases.ensure(bad, source, t.say)
 
 
 # ---------------------------------------------------------------------------- reduce
@@ -291,15 +292,9 @@ def _forward(t: Triage, work: Path) -> None:
 def where(t: Triage, work: Path) -> None:
     q, program = t.question, t.program
     if q.mode == "ir":  # a pass pipeline, not phases: find the pass directly
-        dumps = {}
-        for name, side in (("good", q.good), ("bad", q.bad)):
-            tool = side.toolchain.opt if q.ir["tool"] == "iree-opt" else side.toolchain.compile
-            out = work / f"passes-{name}.txt"
-            run_bounded([tool, program, *q.ir["args"], *passes.PRINT_CHANGES, "-o",
-                                work / f"passes-{name}.result.mlir"], stderr_copy=out)
-            dumps[name] = out.read_text(errors="replace")
-        text = program.read_text()
-        t.pass_diff = passes.first_changed_pass(text, dumps["good"], text, dumps["bad"])
+        runs = {name: (side.toolchain.opt if q.ir["tool"] == "iree-opt" else side.toolchain.compile,
+                       program, list(q.ir["args"])) for name, side in (("good", q.good), ("bad", q.bad))}
+        t.pass_diff = _pass_diff(t, work, runs)
         t.say(f"where: the check's pipeline ({q.ir['tool']} {' '.join(q.ir['args'])[:80]}): "
               f"first pass whose output differs: {t.pass_diff.argument or '(none)'}")
         return
@@ -310,15 +305,20 @@ def where(t: Triage, work: Path) -> None:
         dump_phases(side.toolchain, program, list(side.flags), dumps[name])
     # The first phase that differs may differ by noise (a renamed dispatch): the culprit is
     # the first one whose output carries the bug across releases.
+    confirmed = False
     for diff in differences(dumps["good"], dumps["bad"]):
         t.phase = diff
         t.say(f"where: phase {diff.phase} differs"
               f"{' (' + diff.missing + ')' if diff.missing else ''}")
-        if diff.missing or _confirm(t, dumps):
+        confirmed = bool(diff.missing) or _confirm(t, dumps)
+        if confirmed:
             break
     if t.phase is None:
         t.say("where: every phase's output is the same on both releases")
-    elif not t.phase.missing:
+    elif not confirmed:
+        t.problems.append(f"no phase carries the bug across releases when swapped; {t.phase.phase}, "
+                          "the last that differs, is named unconfirmed")
+    if t.phase is not None and not t.phase.missing:
         _pass_in_phase(t, dumps, work)
     if q.mode == "outcome" and not t.bug.needs_device():
         reproducer = work / "crash-reproducer.mlir"
@@ -360,16 +360,26 @@ def _pass_in_phase(t: Triage, dumps: dict[str, Path], work: Path) -> None:
     order = [name for _, name, _ in phases(dumps["good"])]
     phase = t.phase.phase
     before = order[order.index(phase) - 1] if order.index(phase) > 0 else None
-    texts, starts = {}, {}
-    for name, side in (("good", t.question.good), ("bad", t.question.bad)):
-        start = _phase_file(dumps[name], before) if before else t.program
-        out = work / f"passes-{name}.txt"
-        passes.print_changes(side.toolchain, start, list(side.flags), before, phase, out)
-        texts[name], starts[name] = out.read_text(errors="replace"), start.read_text()
-    t.pass_diff = passes.first_changed_pass(starts["good"], texts["good"], starts["bad"], texts["bad"])
+    runs = {name: (side.toolchain.compile, _phase_file(dumps[name], before) if before else t.program,
+                   passes.phase_args(list(side.flags), before, phase))
+            for name, side in (("good", t.question.good), ("bad", t.question.bad))}
+    t.pass_diff = _pass_diff(t, work, runs)
     t.say(f"where: within {phase}, the pass after the last module both releases held: "
           f"{t.pass_diff.argument or '(none)'}"
           f"{' (the good release ran ' + t.pass_diff.good_instead + ' there)' if t.pass_diff.good_instead else ''}")
+
+
+def _pass_diff(t: Triage, work: Path, runs: dict[str, tuple[Path, Path, list[str]]]) -> passes.PassDiff:
+    """Each release's pass-by-pass dump ("good"/"bad": tool, start, args), compared. A
+    good release whose dump did not end ok is said: its passes may be cut short."""
+    texts, starts = {}, {}
+    for name, (tool, start, args) in runs.items():
+        out = work / f"passes-{name}.txt"
+        proc = passes.print_changes(tool, start, args, out)
+        if not proc.ok and name == "good":
+            t.problems.append(f"the good release's pass dump ended {proc.status()}: the pass named may be wrong")
+        texts[name], starts[name] = out.read_text(errors="replace"), start.read_text()
+    return passes.first_changed_pass(starts["good"], texts["good"], starts["bad"], texts["bad"])
 
 
 # ---------------------------------------------------------------------------- triage

@@ -70,6 +70,12 @@ def statements(lines: list[str]) -> list[Statement]:
     return found
 
 
+def _top_level(lines: list[str], found: list[Statement] | None = None) -> list[Statement]:
+    """The statements not inside another's region."""
+    found = statements(lines) if found is None else found
+    return [s for s in found if not any(o.first < s.first <= o.last for o in found if o is not s)]
+
+
 def _uses(lines: list[str], name: str, skip: Statement | None = None) -> int:
     pattern = re.compile(_VALUE.format(re.escape(name)))
     return sum(len(pattern.findall(line)) for k, line in enumerate(lines)
@@ -99,11 +105,9 @@ def sweep(lines: list[str]) -> list[str]:
     changed = True
     while changed:
         changed = False
-        for s in reversed(statements(lines)):
+        for s in reversed(_top_level(lines)):  # inside a region its yield decides: leave it
             if s.op.startswith(KEEP) or _uses(lines, s.result, skip=s):
                 continue
-            if any(other.first < s.first <= other.last for other in statements(lines) if other != s):
-                continue  # inside a region: its yield decides, leave it
             lines = lines[:s.first] + lines[s.last + 1:]
             changed = True
             break
@@ -115,13 +119,12 @@ def sweep(lines: list[str]) -> list[str]:
 def candidates(lines: list[str]):
     """(description, candidate lines) for each forwarding, last op first."""
     types = _types(lines)
-    top = [s for s in statements(lines)
-           if not any(o.first < s.first <= o.last for o in statements(lines) if o != s)]
-    for s in reversed(top):
+    found = statements(lines)
+    for s in reversed(_top_level(lines, found)):
         if s.op.startswith(KEEP) or not s.type:
             continue
         body = s.text(lines)
-        inner = {t.result for t in statements(lines) if s.first < t.first <= s.last}
+        inner = {t.result for t in found if s.first < t.first <= s.last}
         operands = []
         for name in re.findall(r"%[\w$.-]+", body):
             if name != s.result and name not in inner and name not in operands \

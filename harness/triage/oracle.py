@@ -143,55 +143,49 @@ def observe(q: Question, side: Side, program: Path, run: bool, extra: tuple[str,
 def interesting(q: Question, program: Path) -> tuple[bool, str]:
     """(whether `program` shows the bug on the bad release and not on the good, why)."""
     try:
-        if q.mode == "differential":
-            return _differs(q, program)
-        bug = q.bug
-        run = bug.needs_device()
-        bad = observe(q, q.bad, program, run).result
-        state = bug.state(bad)
-        if state.kind != BUG:
-            return False, f"bad release: {bad.outcome} ({state})"
-        good = observe(q, q.good, program, run).result
-        state = bug.state(good)
+        if q.mode == "differential":  # the good release's outputs are the reference
+            good = observe(q, q.good, program, run=True)
+            if _unfinished(good):
+                return False, f"good release: {_unfinished(good)}"
+            shown, why = shows_bug(q, q.bad, program, reference=good.outputs)
+            return shown is True, why if shown is not None else f"bad release: {why}"
+        shown, bad_why = shows_bug(q, q.bad, program)
+        if shown is not True:
+            return False, f"bad release: {bad_why}"
         # The good release must behave as it did on the start program (usually: pass), so
         # that a reduction cannot end on something the good release rejects as well.
-        if state.kind == BUG or good.outcome != q.good_outcome:
-            return False, f"good release: {good.outcome} ({state}), not {q.good_outcome}"
-        return True, f"bad release: {bad.outcome}: {bad.failing_stage.detail[:200]}; good release: {good.outcome}"
+        shown, good_why = shows_bug(q, q.good, program)
+        if shown is not False:
+            return False, f"good release: {good_why}, not {q.good_outcome}"
+        return True, f"bad release: {bad_why}; good release: {good_why}"
     except SignatureError as e:
         return False, f"cannot feed it: {e}"
 
 
+def _unfinished(seen: Observation) -> str:
+    """'' when the program compiled and ran here, else what stopped it."""
+    if seen.result.compile_only:
+        return "compile-only"
+    bad = seen.result.failing_stage
+    return f"{seen.result.outcome}: {bad.detail[:200]}" if bad else ""
+
+
 def shows_bug(q: Question, side: Side, program: Path, extra: tuple[str, ...] = (),
               reference: list[np.ndarray] | None = None) -> tuple[bool | None, str]:
-    """Whether one compile (and run) by `side` shows the bug: True, False, or None when
-    it shows something else. Wrong numbers are judged against `reference` outputs."""
+    """Whether one compile (and run) by `side` shows the bug: True; False when it gives
+    what the good release gave on the start program; None when it shows something else.
+    Wrong numbers are judged against `reference` outputs."""
     if q.mode != "differential":
         seen = observe(q, side, program, q.bug.needs_device(), extra).result
-        state = q.bug.state(seen)
-        detail = seen.failing_stage.detail[:160] if seen.failing_stage else ""
-        if state.kind == BUG:
+        detail = seen.failing_stage.detail[:200] if seen.failing_stage else ""
+        if q.bug.state(seen).kind == BUG:
             return True, f"{seen.outcome}: {detail}"
         return (False if seen.outcome == q.good_outcome else None), f"{seen.outcome} {detail}".strip()
     seen = observe(q, side, program, True, extra)
-    if seen.result.outcome != PASS_OUTCOME or seen.result.compile_only:
-        return None, seen.result.failing_stage.detail[:160] if seen.result.failing_stage else "compile-only"
+    if _unfinished(seen):
+        return None, _unfinished(seen)
     comparison = compare_outputs(seen.outputs, reference, [np.load(p) for p in q.inputs],
                                  q.atol, q.rtol, (), "the good release")
-    return not comparison.ok, comparison.summary()
-
-
-def _differs(q: Question, program: Path) -> tuple[bool, str]:
-    observed = {}
-    for name, side in (("bad", q.bad), ("good", q.good)):
-        seen = observe(q, side, program, run=True)
-        if seen.result.outcome != PASS_OUTCOME or seen.result.compile_only:
-            shown = "compile-only" if seen.result.compile_only else seen.result.outcome
-            return False, f"{name} release: {shown}"
-        observed[name] = seen.outputs
-    inputs = [np.load(p) for p in q.inputs]
-    comparison = compare_outputs(observed["bad"], observed["good"], inputs, q.atol, q.rtol, (),
-                                 "the good release")
     return not comparison.ok, comparison.summary()
 
 

@@ -80,15 +80,17 @@ def first_changed_pass(good_start: str, good_dump: str, bad_start: str, bad_dump
                     tuple(diff)[:max_lines])
 
 
-def print_changes(toolchain: Toolchain, start: Path, flags: list[str], from_phase: str | None,
-                  to_phase: str, out: Path, bounds: Bounds = Bounds()) -> ProcessResult:
-    """Compile one phase (from the dump of the phase before it, or from the input when
-    `from_phase` is None) with every changing pass printed into `out`."""
-    argv = [toolchain.compile, start, *flags, f"--compile-to={to_phase}", *PRINT_CHANGES,
-            "-o", out.with_suffix(".result.mlir")]
-    if from_phase:
-        argv.insert(3, f"--compile-from={from_phase}")
-    return run_bounded(argv, bounds, stderr_copy=out)
+def print_changes(tool: Path, start: Path, args: list[str], out: Path,
+                  bounds: Bounds = Bounds()) -> ProcessResult:
+    """`tool start args` with every changing pass printed into `out`."""
+    return run_bounded([tool, start, *args, *PRINT_CHANGES, "-o", out.with_suffix(".result.mlir")],
+                       bounds, stderr_copy=out)
+
+
+def phase_args(flags: list[str], from_phase: str | None, to_phase: str) -> list[str]:
+    """iree-compile's arguments for one phase: from the dump of the phase before it (or
+    the input when `from_phase` is None) to the end of `to_phase`."""
+    return [*flags, *([f"--compile-from={from_phase}"] if from_phase else []), f"--compile-to={to_phase}"]
 
 
 def crash_pipeline(toolchain: Toolchain, mlir: Path, flags: list[str], reproducer: Path,
