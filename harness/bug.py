@@ -7,10 +7,10 @@ a command line may override outcome and message (`--bad-outcome`, `--bad-match`)
 
     state of a result            when
     ---------------------------  ------------------------------------------------------
-    BUG                          outcome is one of the bug's, and its failing text
+    PROBE_BAD                    outcome is one of the bug's, and its failing text
                                  matches the bug's message (when the bug has one)
-    GOOD                         the item passed, and it ran far enough to show the bug
-    SKIP(why)                    anything else: an unrelated failure (an older release's
+    PROBE_GOOD                   the item passed, and it ran far enough to show the bug
+    PROBE_UNDECIDED(why)         anything else: an unrelated failure (an older release's
                                  parse error), or a pass that never ran (no device here)
                                  for a bug that shows at run time: it proves nothing
 
@@ -24,9 +24,8 @@ import re
 from dataclasses import dataclass
 
 from .case import Case
-from .outcomes import PASS_OUTCOME, parse_stage_outcome, shows_at_run_time
-
-BUG, GOOD, SKIP = "bad", "good", "skip"
+from .outcomes import (PASS_OUTCOME, PROBE_BAD, PROBE_GOOD, PROBE_UNDECIDED, parse_stage_outcome,
+                       shows_at_run_time)
 
 
 class BugUndefined(ValueError):
@@ -35,7 +34,7 @@ class BugUndefined(ValueError):
 
 @dataclass(frozen=True)
 class State:
-    kind: str  # bad | good | skip
+    kind: str  # outcomes.PROBE_STATES
     why: str = ""
 
     def __str__(self) -> str:
@@ -77,13 +76,13 @@ class Bug:
         outcome = result.outcome
         if outcome == PASS_OUTCOME:
             if result.compile_only and self.needs_device():
-                return State(SKIP, "compile-only here: the bug shows at run time")
-            return State(GOOD)
+                return State(PROBE_UNDECIDED, "compile-only here: the bug shows at run time")
+            return State(PROBE_GOOD)
         if outcome in self.outcomes:
             if self.match is None or self.match.search(result.failure_text()):
-                return State(BUG)
-            return State(SKIP, f"{outcome}, but not the bug's message /{self.match.pattern}/")
-        return State(SKIP, f"unrelated outcome {outcome}")
+                return State(PROBE_BAD)
+            return State(PROBE_UNDECIDED, f"{outcome}, but not the bug's message /{self.match.pattern}/")
+        return State(PROBE_UNDECIDED, f"unrelated outcome {outcome}")
 
     def expected_by(self, outcome: str, match: re.Pattern | None, texts=()) -> bool:
         """Whether an expectation of `outcome` matching `match` is about this bug: its

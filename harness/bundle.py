@@ -20,6 +20,7 @@ from pathlib import Path
 
 from . import targets
 from .case import Case
+from .outcomes import PASS_OUTCOME
 from .reference import npy_files
 from .results import environment
 from .runner import ItemResult
@@ -70,8 +71,8 @@ def _issue_md(result: ItemResult, env: dict, steps: str, driver: str) -> str:
         observed = (bad.log or bad.detail)[-3000:]
         expected = f"the {bad.stage} step to succeed"
     else:
-        observed = "not run here" if result.compile_only else "pass"
-        expected = "pass"
+        observed = "not run here" if result.compile_only else PASS_OUTCOME
+        expected = PASS_OUTCOME
     devices = "; ".join(f"{d}: {i.get('name', '?')} ({i.get('driver_info', '')})"
                         for d, infos in env.get("device_info", {}).items() for i in infos) or "none"
     release = str(release_of(result.compiler))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .bundle_run import execute
 from .case import CaseError, find_case
-from .outcomes import ERROR, HARNESS_ERROR
+from .outcomes import ERROR, HARNESS_ERROR, OK
 from .record import ItemRecord
 from .results import ResultsWriter, new_run_id
 from .runner import ItemResult, expectation_for, verdict
@@ -33,8 +33,8 @@ def bundle_record(bundle: Path, device: str | None = None) -> tuple[ItemRecord, 
                           message=f"bundle of a case this checkout lacks: {e}"), found["device"]
     compiler = meta.get("environment", {}).get("compiler_version", "")
     result = ItemResult(case, meta["item"], meta["target"], meta["opt_level"], None, compiler)
-    result.stages.append(StageResult("compile", "ok", f"compiled where the bundle was made ({bundle.name})"))
-    run_status = found["status"] if found["stage"] == "run" else "ok"
+    result.stages.append(StageResult("compile", OK, f"compiled where the bundle was made ({bundle.name})"))
+    run_status = found["status"] if found["stage"] == "run" else OK
     result.stages.append(StageResult("run", run_status, found["detail"] if found["stage"] == "run" else "",
                                      found["log"], found.get("command", ""), found["seconds"]))
     if found["stage"] == "compare":

@@ -139,6 +139,7 @@ class Cache:
         final.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=final.parent))
         for name, content in files.items():
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)  # names may hold folders
             if isinstance(content, bytes):
                 (tmp / name).write_bytes(content)
             else:

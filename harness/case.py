@@ -354,10 +354,17 @@ def load_case(manifest: Path, require_golden: bool = True) -> Case:
         data = tomllib.loads(manifest.read_text())
     except tomllib.TOMLDecodeError as e:
         raise CaseError(f"{manifest}: not valid TOML: {e}") from None
-    top = _Reader(manifest, data)
     if not SLUG.fullmatch(case_dir.name):
         raise CaseError(f"{manifest}: the case directory name {case_dir.name!r} is not a slug "
                         "(lower-case letters, digits and '-', starting with a letter or digit)")
+    return case_from_table(data, manifest, case_dir, case_dir.name, require_golden)
+
+
+def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
+                    require_golden: bool = True) -> Case:
+    """A case from its table: case.toml's, or one a sweep made for a variant (errors then
+    name `manifest`, the sweep's file). Files it names resolve inside `case_dir`."""
+    top = _Reader(manifest, data)
     top.reject_unknown({"title", "kind", "issues", "prs", "family", "found_by", "source", "matrix",
                         "compare", "ir", "expect", "history"})
 
@@ -469,9 +476,9 @@ def load_case(manifest: Path, require_golden: bool = True) -> Case:
         # Inputs may be none (a program with no arguments); outputs may not.
         if not any((case_dir / "expected").glob("*.npy")):
             raise top.error("source", f"numeric case has no golden outputs in {case_dir / 'expected'}: "
-                                      f"run `iree-regress golden {case_dir.name}`")
+                                      f"run `iree-regress golden {slug}`")
 
-    return Case(slug=case_dir.name, dir=case_dir, manifest=manifest, title=title, kind=kind,
+    return Case(slug=slug, dir=case_dir, manifest=manifest, title=title, kind=kind,
                 issues=issues, prs=prs, family=family, found_by=found_by, torch_model=torch_model, mlir=mlir,
                 variants=tuple(variants), reference=reference, function=function,
                 dynamic_shapes=dynamic_shapes,

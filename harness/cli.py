@@ -32,6 +32,7 @@ from pathlib import Path
 
 from .case import CASES_DIR, CaseError, discover, find_case
 from .item import ItemId, parse_ref, run_item, settings_with
+from .outcomes import WRONG_NUMBERS
 
 
 def _own_version() -> str:
@@ -141,7 +142,8 @@ def cmd_bisect(args) -> int:
 def cmd_git_bisect_run(args) -> int:
     """Exit codes for `git bisect run`: 0 good, 1 bad, 125 skip (never 'bad' for a
     build that is missing or cannot start: that is not the bug)."""
-    from .history.probe import BUG, EXIT_SKIP, git_bisect_exit, probe_toolchain
+    from .outcomes import PROBE_BAD
+    from .history.probe import EXIT_SKIP, git_bisect_exit, probe_toolchain
     from .toolchain import ToolchainError, from_tools_dir
 
     try:
@@ -160,7 +162,7 @@ def cmd_git_bisect_run(args) -> int:
         return EXIT_SKIP
     probe, result = probe_toolchain(case, item, bug, tc)
     print(f"{case.slug}::{item} on {tc.describe()}: {probe.outcome} -> {probe.state}")
-    if probe.state == BUG:
+    if probe.state == PROBE_BAD:
         print(f"reproducer: {result.reproducer()}")
     return git_bisect_exit(probe.state)
 
@@ -226,7 +228,7 @@ def _cites(case) -> str:
 
 def _family_line(family: str, cases) -> str:
     windows = [c for c in cases if c.history.windows]
-    wrong = [c for c in windows if "compare-fail" in c.history.bad_outcomes]
+    wrong = [c for c in windows if WRONG_NUMBERS in c.history.bad_outcomes]
     guards = sum(c.history.status == "guard" for c in cases)
     return (f"{family}: {len(cases)} cases, {len(windows)} with measured windows "
             f"({len(wrong)} wrong numbers), {guards} guards")

@@ -18,7 +18,6 @@ import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 
 from packaging.version import Version
 
@@ -57,13 +56,6 @@ def _scopes(items: list[ItemId]) -> list[str]:
         levels = sorted(i.opt_level for i in items if i.target == target)
         scopes.append(f"targets = {toml_value([target])}\nopt_levels = {toml_value(levels)}")
     return scopes
-
-
-def _as_result(r: ItemRecord):
-    """What message.derive_match reads of a result."""
-    stage = r.failing_stage or {}
-    return SimpleNamespace(outcome=r.outcome, failing_stage=SimpleNamespace(detail=stage.get("detail", "")),
-                           failure_text=r.failure_text)
 
 
 def _with_range(block: str, compiler: str) -> str:
@@ -113,7 +105,7 @@ def update_case(case: Case, records: list[ItemRecord]) -> Update:
         if r.verdict == FAIL and r.outcome != PASS_OUTCOME:
             failed.setdefault((r.target or "ir", r.outcome), []).append(r)
     for (scope, outcome), group in sorted(failed.items()):
-        match = derive_match([_as_result(r) for r in group])
+        match = derive_match(group)
         lines = ["[[expect]]", *_scopes([ItemId.parse(r.item) for r in group]), f"compiler = {toml_value(f'>={release}')}",
                  f"outcome = {toml_value(outcome)}"]
         if match:

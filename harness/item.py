@@ -64,6 +64,12 @@ class ItemId:
         return expectation.covers(self.target, self.opt_level, self.ir_check)
 
 
+def bug_items(case: Case) -> list[ItemId]:
+    """The items the case's bug shows on ([history].bad_items), else every item of it."""
+    names = {i.name: i for i in ItemId.of(case)}
+    return [names[n] for n in case.history.bad_items if n in names] or list(names.values())
+
+
 def parse_ref(ref: str) -> tuple[Case, ItemId | None]:
     """'topk-dynamic-slice::hip-O3' or 'cases/x/case.toml::ir-strip' -> (case, item)."""
     case_part, _, item = ref.partition("::")

@@ -27,7 +27,7 @@ from packaging.version import Version
 
 from .bug import Bug
 from .case import LOOSE_TOLERANCE, Case, CaseError, Expectation, load_case
-from .item import ItemId
+from .item import ItemId, bug_items
 from .record import ItemRecord
 
 
@@ -86,8 +86,7 @@ def _history_problems(case: Case) -> list[tuple[str, str]]:
         found.append(("history.bad_match", "missing: record the bug's own message (prove --scan "
                                            "--write measures it)"))
     bug = Bug.of(case)
-    names = {i.name for i in ItemId.of(case)}
-    items = [ItemId.parse(n) for n in h.bad_items if n in names] or ItemId.of(case)
+    items = bug_items(case)
 
     def expectation(item: ItemId, release: str) -> Expectation | None:
         return case.expectation_for(item.target, item.opt_level, item.ir_check, Version(release))

@@ -15,7 +15,7 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .outcomes import CELL_STATES
+from .outcomes import CELL_ERROR, CELL_FAIL, CELL_STATES, CELL_XPASS
 from .perf import METRICS, metrics
 from .record import ItemRecord
 from .results import read_results
@@ -50,7 +50,7 @@ class ItemHistory:
     series: dict[str, list[float | None]] = field(default_factory=dict)  # metric -> value per night
 
 
-_FAILING = {"fail", "xpass", "error"}
+_FAILING = {CELL_FAIL, CELL_XPASS, CELL_ERROR}
 
 
 def histories(nights: list[Night]) -> list[ItemHistory]:

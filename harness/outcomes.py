@@ -6,8 +6,9 @@ Three vocabularies, from the inside out:
   item outcome   pass | skip | <stage>-<status> | collect-error | harness-error | worker-crash
   verdict        PASS | FAIL | XFAIL | XPASS | SKIP | ERROR           (outcome vs expectation)
 
-and the cell states the reports colour. Every reporter, the bug definition and the
-case loader import these names; none spells them by hand.
+then the cell states the reports colour, mark and label, and the states a probe of a
+case's bug can end in (bad | good | undecided), which are not verdicts. Code imports
+these names; outside this file only docs and tests spell the words.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from dataclasses import dataclass
 
 # ------------------------------------------------------------------ stage statuses
 STAGES = ("import", "compile", "run", "reference", "compare", "ir")
-SKIPPED = "skip"
-FAILING_STATUSES = ("fail", "crash", "timeout", "oom", "garbage")
+OK, SKIPPED = "ok", "skip"
+FAILED, CRASHED, TIMED_OUT, OUT_OF_MEMORY, GARBAGE = "fail", "crash", "timeout", "oom", "garbage"
+FAILING_STATUSES = (FAILED, CRASHED, TIMED_OUT, OUT_OF_MEMORY, GARBAGE)
+STATUSES = (OK, *FAILING_STATUSES, SKIPPED)
 
 # ------------------------------------------------------------------- item outcomes
 PASS_OUTCOME, SKIP_OUTCOME = "pass", "skip"
@@ -42,6 +45,9 @@ def parse_stage_outcome(text: str) -> tuple[str, str]:
         raise ValueError(f"unknown outcome {text!r}: expected <stage>-<status>, stage in "
                          f"{'/'.join(STAGES)}, status in {'/'.join(FAILING_STATUSES)}")
     return stage, status
+
+
+WRONG_NUMBERS = "compare-fail"  # stage_outcome("compare", FAILED): the outputs differ
 
 
 def shows_at_run_time(outcome: str) -> bool:
@@ -78,22 +84,36 @@ class CellState:
     name: str
     meaning: str
     colour: str  # background in the HTML report
+    mark: str  # the one character a matrix cell shows (the colour and tooltip say the rest)
+    label: str = ""  # the Markdown cell's word; "" = the name and the failing stage
     dark_text: bool = False  # light backgrounds need dark text
 
 
 CELL_STATES = {s.name: s for s in (
-    CellState("pass", "passed (compiled, ran, matched PyTorch)", "#2e9d4f"),
-    CellState("compile-only", "passed compile-only (no device here to run it)", "#8fd19e", True),
-    CellState("xfail", "known bug, still failing as recorded", "#8aa4c8"),
-    CellState("xpass", "unexpected pass: a known bug no longer shows (update the case)", "#f2c21b", True),
-    CellState("fail", "failed: diagnostic or wrong numbers", "#d9363e"),
-    CellState("crash", "crashed (signal or assertion)", "#7b1fa2"),
-    CellState("timeout", "timed out", "#ef7d22"),
-    CellState("oom", "killed for memory", "#a0522d"),
-    CellState("garbage", "unreadable output", "#5d4037"),
-    CellState("error", "no result: case did not load, harness error or worker crash", "#000000"),
-    CellState("skip", "skipped", "#d0d0d0", True),
+    CellState("pass", "passed (compiled, ran, matched PyTorch)", "#2e9d4f", "✓", "pass"),
+    CellState("compile-only", "passed compile-only (no device here to run it)", "#8fd19e", "c",
+              "compiled", True),
+    CellState("xfail", "known bug, still failing as recorded", "#8aa4c8", "x"),
+    CellState("xpass", "unexpected pass: a known bug no longer shows (update the case)", "#f2c21b",
+              "P", "XPASS", True),
+    CellState("fail", "failed: diagnostic or wrong numbers", "#d9363e", "F"),
+    CellState("crash", "crashed (signal or assertion)", "#7b1fa2", "!"),
+    CellState("timeout", "timed out", "#ef7d22", "T"),
+    CellState("oom", "killed for memory", "#a0522d", "M"),
+    CellState("garbage", "unreadable output", "#5d4037", "G"),
+    CellState("error", "no result: case did not load, harness error or worker crash", "#000000", "E"),
+    CellState("skip", "skipped", "#d0d0d0", "–", "skip", True),
 )}
+(CELL_PASS, CELL_COMPILE_ONLY, CELL_XFAIL, CELL_XPASS, CELL_FAIL, CELL_CRASH, CELL_TIMEOUT, CELL_OOM,
+ CELL_GARBAGE, CELL_ERROR, CELL_SKIP) = CELL_STATES
+
+
+# ------------------------------------------------------------------ probe states
+# What one probe of a case's bug on one release says (harness/bug.py): the bug shows,
+# the item is good (it ran far enough to show the bug and did not), or it is undecided
+# (an unrelated failure, a pass that never ran). Bisect searches between bad and good.
+PROBE_BAD, PROBE_GOOD, PROBE_UNDECIDED = "bad", "good", "skip"
+PROBE_STATES = (PROBE_BAD, PROBE_GOOD, PROBE_UNDECIDED)
 
 # Failure groups, most telling first. Keys are outcomes or a status alone.
 SEVERITY = ("compare-fail", "crash", "run-garbage", "compile-garbage", "compile-fail",

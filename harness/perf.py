@@ -44,16 +44,16 @@ def metrics(record: ItemRecord) -> dict[str, float]:
     if record.compile_seconds() is not None:
         found["compile_s"] = record.compile_seconds()
     for stage in record.stages:
-        if stage.get("status") != "ok":
+        if not stage.ok:
             continue
-        if stage.get("stage") == "compile":
-            if stage.get("peak_rss_mb"):
-                found["compile_mb"] = float(stage["peak_rss_mb"])
+        if stage.stage == "compile":
+            if stage.peak_rss_mb:
+                found["compile_mb"] = float(stage.peak_rss_mb)
             for key in ("module_bytes", "dispatches"):
-                if key in stage.get("data", {}):
-                    found[key] = float(stage["data"][key])
-        elif stage.get("stage") == "run":
-            found["run_s"] = float(stage.get("seconds", 0.0))
+                if key in stage.data:
+                    found[key] = float(stage.data[key])
+        elif stage.stage == "run":
+            found["run_s"] = float(stage.seconds)
     return found
 
 

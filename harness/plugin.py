@@ -8,6 +8,11 @@
 Items are named `<case dir>/case.toml::<target>-<level>` and `...::ir-<check>`.
 A malformed case.toml is a collection error naming the file and field; the other
 cases still run (--continue-on-collection-errors is turned on for case runs).
+
+Sweeps (`pytest sweeps/`) are a second source of the same items: each variant of
+`sweeps/<family>.toml` is a node `sweeps/<family>.toml::<variant>` whose items are its
+targets and levels; the variant is made into a case when its first item runs
+(harness/sweep/materialize.py), and from there it runs as a case's item does.
 """
 
 from __future__ import annotations
@@ -25,13 +30,15 @@ from . import shard, targets
 from .cache import Cache
 from .case import CaseError, load_case
 from .item import ItemId, run_item
-from .outcomes import (COLLECT_ERROR, ERROR, FAIL, HARNESS_ERROR, PASS, SKIP, WORKER_CRASH, XFAIL,
+from .outcomes import (COLLECT_ERROR, CRASHED, ERROR, FAIL, HARNESS_ERROR, PASS, SKIP, WORKER_CRASH, XFAIL,
                        XPASS)
 from .process import Bounds, become_subreaper, children, kill_descendants, kill_tree_root
-from .record import ItemRecord
+from .record import ItemRecord, ItemRef, StageResult
 from .results import ResultsWriter, environment, link_newest, new_run_id, read_results, run_file
 from .runner import ItemResult, expectation_for, verdict
 from .stages import Settings
+from .sweep.materialize import materialize
+from .sweep.spec import SWEEPS_DIR, Sweep, Variant, load_sweep
 from .toolchain import ToolchainError, resolve
 KIND_MARKERS = {"numeric": "compiles, runs and compares with PyTorch",
                 "compile": "compile-only case", "ir": "IR-level FileCheck check"}
@@ -81,6 +88,9 @@ def pytest_addoption(parser):
     g.addoption("--shard-durations", default=None,
                 help="a previous results.jsonl whose item seconds balance the shards "
                      "(default: every item counts the same)")
+    g.addoption("--sweep-sample", action="store_true",
+                help="run each sweep's fixed, stratified sample ([sweep].sample variants), not its "
+                     "whole grid (CI's share)")
     g.addoption("--iree-reports-dir", default="reports",
                 help="where results.jsonl (and junit.xml, unless --junitxml) are written")
 
@@ -97,6 +107,7 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{level}: items at optimization level {level}")
     for kind, text in KIND_MARKERS.items():
         config.addinivalue_line("markers", f"{kind}: {text}")
+    config.addinivalue_line("markers", "sweep: an item of a generated sweep variant (sweeps/)")
     config.option.continue_on_collection_errors = True
     # Orphaned tool processes (setsid children, or those of a worker that died) are
     # re-parented here and killed, so nothing of a run outlives it.
@@ -163,6 +174,8 @@ def _writer(config) -> ResultsWriter:
 def pytest_collect_file(file_path: Path, parent):
     if file_path.name == "case.toml":
         return CaseFile.from_parent(parent, path=file_path)
+    if file_path.suffix == ".toml" and file_path.parent.name == SWEEPS_DIR.name:
+        return SweepFile.from_parent(parent, path=file_path)
     return None
 
 
@@ -173,6 +186,9 @@ def _runs_cases(config) -> bool:
         p = Path(arg.split("::")[0])
         if p.name == "case.toml" or (p.is_dir() and (any(p.glob("case.toml"))
                                                      or any(p.glob("*/case.toml")))):
+            return True
+        if (p.parent.name == SWEEPS_DIR.name and p.suffix == ".toml") or \
+                (p.is_dir() and p.name == SWEEPS_DIR.name):
             return True
     return False
 
@@ -185,9 +201,9 @@ def pytest_collection_modifyitems(session, config, items):
     cases: dict[str, list[str]] = {}
     for item in items:
         if isinstance(item, CaseItem):
-            cases.setdefault(item.case.slug, []).append(item.name)
+            cases.setdefault(item.ref.case, []).append(item.name)
     placed = shard.assign(cases, shard.durations(config.stash[_DURATIONS_KEY] or None), n)
-    kept = [i for i in items if not isinstance(i, CaseItem) or placed[i.case.slug] == k - 1]
+    kept = [i for i in items if not isinstance(i, CaseItem) or placed[i.ref.case] == k - 1]
     dropped = [i for i in items if i not in kept]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -257,15 +273,6 @@ def _progress(config, nodeid: str):
     return lambda stage: note.note(nodeid, stage)
 
 
-def _slug_of(nodeid: str) -> str:
-    return Path(nodeid.split("::")[0]).parent.name
-
-
-
-
-
-
-
 _ENV_KEY = pytest.StashKey[dict]()
 
 
@@ -286,9 +293,9 @@ class RunRecorder:
 
     def pytest_collectreport(self, report):
         config = self.config
-        if not report.failed or not report.nodeid.endswith("case.toml") or _ENV_KEY not in config.stash:
+        if not report.failed or not report.nodeid.endswith(".toml") or _ENV_KEY not in config.stash:
             return
-        _record(config, ItemRecord(case=_slug_of(report.nodeid), item="(collect)",
+        _record(config, ItemRecord(case=ItemRef.of_nodeid(report.nodeid).case, item="(collect)",
                                    outcome=COLLECT_ERROR, verdict=ERROR,
                                    message=str(report.longrepr)[-2000:], nodeid=report.nodeid))
 
@@ -306,11 +313,11 @@ class XdistRecorder(RunRecorder):
         and kill its tools (re-parented here: this process is their subreaper)."""
         _kill_tools()
         stage = InflightNote.stage_of(self.config.stash[_REPORTS_KEY], crashitem)
+        ref = ItemRef.of_nodeid(crashitem)
         _record(self.config, ItemRecord(
-            case=_slug_of(crashitem), item=crashitem.rsplit("::", 1)[-1], outcome=WORKER_CRASH,
+            case=ref.case, item=ref.item, outcome=WORKER_CRASH,
             verdict=ERROR, message=f"the pytest worker died during the {stage} stage",
-            stages=[{"stage": stage, "status": "crash", "detail": "worker process died", "log": ""}],
-            nodeid=crashitem))
+            stages=[StageResult(stage, CRASHED, "worker process died")], nodeid=crashitem))
 
 
 class CaseFile(pytest.File):
@@ -354,15 +361,22 @@ class CaseItem(pytest.Item):
             if marker:
                 self.add_marker(marker)
 
+    @property
+    def ref(self) -> ItemRef:
+        return ItemRef(self.case.slug, self.name)
+
+    def _harness_error(self, e: Exception) -> ItemRecord:
+        return ItemRecord(
+            case=self.ref.case, item=self.name, outcome=HARNESS_ERROR, verdict=ERROR,
+            message=f"{type(e).__name__}: {e}", title=self.case.title, target=self.target,
+            opt_level=self.opt_level, ir_check=self.check.name if self.check else None,
+            issues=list(self.case.issues), family=self.case.family, nodeid=self.nodeid)
+
     def runtest(self):
         try:
             result, v = self._run()
         except Exception as e:  # the harness's own failure: still a result, never lost
-            _record(self.config, ItemRecord(
-                case=self.case.slug, item=self.name, outcome=HARNESS_ERROR, verdict=ERROR,
-                message=f"{type(e).__name__}: {e}", title=self.case.title, target=self.target,
-                opt_level=self.opt_level, ir_check=self.check.name if self.check else None,
-                issues=list(self.case.issues), family=self.case.family, nodeid=self.nodeid))
+            _record(self.config, self._harness_error(e))
             raise
         attempts = self._retry(result) if v.kind in (FAIL, XPASS) else []
         record = result.record(v, nodeid=self.nodeid, attempts=attempts)
@@ -423,7 +437,77 @@ class CaseItem(pytest.Item):
         return "\n".join(lines)
 
     def reportinfo(self):
-        return self.path, None, f"{self.case.slug}::{self.name}"
+        return self.path, None, str(self.ref)
+
+
+class SweepFile(pytest.File):
+    """sweeps/<family>.toml: one node per variant (the sample with --sweep-sample)."""
+
+    def collect(self):
+        sweep = load_sweep(self.path)  # CaseError -> a collection error for this file only
+        variants = sweep.sample_of() if self.config.getoption("sweep_sample") else sweep.variants()
+        for variant in variants:
+            yield VariantNode.from_parent(self, name=variant.id, sweep=sweep, variant=variant)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, CaseError):
+            return f"malformed sweep: {excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+
+class VariantNode(pytest.Collector):
+    def __init__(self, *, sweep: Sweep, variant: Variant, **kwargs):
+        super().__init__(**kwargs)
+        self.sweep = sweep
+        self.variant = variant
+
+    def collect(self):
+        opts = self.config.option
+        for target, levels in self.sweep.levels.items():
+            if target not in opts.target:
+                continue
+            for level in levels:
+                if level in opts.opt_level:
+                    yield SweepItem.from_parent(self, name=f"{target}-{level}", sweep=self.sweep,
+                                                variant=self.variant, target=target, opt_level=level)
+
+
+class SweepItem(CaseItem):
+    """A variant's item: made into a case when it first runs (cached), then run as one."""
+
+    def __init__(self, *, sweep: Sweep, variant: Variant, target, opt_level, **kwargs):
+        pytest.Item.__init__(self, **kwargs)
+        self.sweep, self.variant = sweep, variant
+        self.target, self.opt_level, self.check = target, opt_level, None
+        self._case = None
+        for marker in (target, opt_level, "numeric", "sweep"):
+            self.add_marker(marker)
+
+    @property
+    def case(self):
+        if self._case is None:
+            self._case, self._golden = materialize(self.sweep, self.variant, settings_for(self.config))
+        return self._case
+
+    @property
+    def ref(self) -> ItemRef:
+        return ItemRef(self.variant.case_id, self.name)
+
+    def _harness_error(self, e: Exception) -> ItemRecord:
+        return ItemRecord(
+            case=self.ref.case, item=self.name, outcome=HARNESS_ERROR, verdict=ERROR,
+            message=f"{type(e).__name__}: {e}", title=f"{self.sweep.title}: {self.variant.id}",
+            target=self.target, opt_level=self.opt_level, family=self.sweep.family, nodeid=self.nodeid)
+
+    def _run(self):
+        case = self.case
+        if self._golden.ok:
+            return super()._run()
+        # No golden, no program to judge: the item ends on the reference stage.
+        settings = settings_for(self.config)
+        result = ItemResult(case, self.name, self.target, self.opt_level, None,
+                            settings.toolchain.compiler_version, [self._golden])
+        return result, verdict(result, expectation_for(result, settings.toolchain.release))
 
 
 def pytest_unconfigure(config):
@@ -465,9 +549,8 @@ def pytest_terminal_summary(terminalreporter, config):
     if compile_only:
         reasons: dict[str, int] = {}
         for i in compile_only:
-            for s in i.stages:
-                if s["stage"] == "run" and s["status"] == "skip":
-                    reasons[s["detail"]] = reasons.get(s["detail"], 0) + 1
+            why = i.stage("run").detail
+            reasons[why] = reasons.get(why, 0) + 1
         terminalreporter.write_sep("-", f"{len(compile_only)} item(s) passed compile-only")
         for r, n in sorted(reasons.items()):
             terminalreporter.write_line(f"  {n:4} {r}")

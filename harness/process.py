@@ -10,6 +10,7 @@ than it touches, so an address-space limit kills healthy compiles).
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -17,6 +18,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .outcomes import CRASHED, FAILED, OK, OUT_OF_MEMORY, TIMED_OUT
 
 # Text that LLVM/MLIR tools print when they die of an internal error. A tool wrapped
 # by a shell or a Python launcher reports such a death as an exit code, not a signal.
@@ -155,12 +158,12 @@ class ProcessResult:
     def status(self) -> str:
         """ok | fail | crash | timeout | oom."""
         if self.timed_out:
-            return "timeout"
+            return TIMED_OUT
         if self.out_of_memory:
-            return "oom"
+            return OUT_OF_MEMORY
         if self.crashed:
-            return "crash"
-        return "ok" if self.returncode == 0 else "fail"
+            return CRASHED
+        return OK if self.returncode == 0 else FAILED
 
     def stderr_tail(self) -> str:
         """Head and tail of stderr (run_bounded keeps no more), with a marker where the
@@ -307,3 +310,42 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
         out_of_memory=oom,
         signal_name=sig,
     )
+
+
+# ------------------------------------------------- what a tool said as it failed
+
+def last_diagnostic(stderr: str) -> str:
+    """The most telling line of a tool's stderr: its first 'error:' or assertion."""
+    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
+    for marker in ("Assertion `", "error:", "LLVM ERROR:", "ERROR", "Error"):
+        for line in lines:
+            if marker in line:
+                return line[:300]
+    return lines[-1][:300] if lines else ""
+
+
+_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-fA-F]+ (.+?)(?: \(/[^)]*\)| [\w./-]+:\d+(?::\d+)?)?$")
+# Frames of the crash machinery itself, not of the code that crashed.
+_MACHINERY = ("PrintStackTrace", "RunSignalHandlers", "SignalHandler", "report_fatal_error",
+              "llvm_unreachable", "__restore_rt", "raise", "abort", "__assert_fail", "_start",
+              "__libc_start", "clone3", "start_thread", "SmallVectorBase", "grow_pod")
+
+
+def first_frame(stderr: str) -> str:
+    """The first stack frame in the compiler's own code (not the signal handler's), without
+    its address and library: '(anonymous namespace)::X::matchAndRewrite(...) const'."""
+    for line in stderr.splitlines():
+        m = _FRAME.match(line)
+        name = m.group(1) if m else ""
+        is_function = "::" in name or "(" in name
+        if is_function and not name.startswith("(/") and not any(w in name for w in _MACHINERY):
+            return name[:200]
+    return ""
+
+
+def crash_message(stderr: str) -> str:
+    """What the tool said as it died: an assertion or an LLVM ERROR line."""
+    for line in stderr.splitlines():
+        if "Assertion `" in line or "LLVM ERROR:" in line:
+            return line.strip()[:200]
+    return ""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .case import ISSUE_REF
+from .record import ItemRef
 
 DEFAULT_FILE = Path("quarantine.toml")
 FIELDS = ("item", "reason", "issue", "expires")
@@ -34,7 +35,8 @@ class Entry:
     expires: datetime.date
 
     def covers(self, key: str) -> bool:
-        return key == self.item or ("::" not in self.item and key.startswith(self.item + "::"))
+        """`item` names this item, or the whole case (or sweep variant) it belongs to."""
+        return key == self.item or ItemRef.parse(key).case == self.item
 
     def expired(self, today: datetime.date) -> bool:
         return today >= self.expires

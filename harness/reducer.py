@@ -20,8 +20,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .process import Bounds, run_bounded
-from .stages import first_frame
+from .outcomes import OK
+from .process import Bounds, first_frame, run_bounded
 from .toolchain import Toolchain
 
 SYMBOL = "ireeReduceRunMain"
@@ -48,7 +48,7 @@ def reduce(toolchain: Toolchain, mlir: Path, script: Path, out: Path,
                                       "(a tools dir without the compiler library cannot reduce)", 0.0)
     proc = run_bounded([sys.executable, "-m", "harness.reducer", library, "-o", out, script, mlir],
                        bounds, cwd=Path(__file__).resolve().parent.parent)
-    if proc.status() != "ok" or not out.is_file():
+    if proc.status() != OK or not out.is_file():
         # Reducers of some releases crash on their own candidates (2.9.0 and 3.5.0 in
         # linalg's isContractionBody on a matmul whose body was reduced away): say where.
         frame = first_frame(proc.stderr)

@@ -11,7 +11,8 @@ import hashlib
 import html
 import re
 
-from .outcomes import CELL_STATES, PASS, SKIP
+from .outcomes import (CELL_COMPILE_ONLY, CELL_ERROR, CELL_FAIL, CELL_SKIP, CELL_STATES, CELL_XFAIL,
+                       CELL_XPASS, PASS, SKIP)
 from .record import ItemRecord
 from .signatures import signature_of
 from .summary import ReportModel, cell_label, diagnosis
@@ -112,10 +113,8 @@ def markdown(model: ReportModel) -> str:
 # ----------------------------------------------------------------------------- html
 
 # The matrix fits 1400 px with all four targets and the IR checks: narrow cells with a
-# one-letter mark (the colour says the state, the tooltip says the rest), a sticky header
-# row and case column.
-_MARK = {"pass": "✓", "compile-only": "c", "xfail": "x", "fail": "F", "xpass": "P", "crash": "!",
-         "timeout": "T", "oom": "M", "garbage": "G", "error": "E", "skip": "–"}
+# one-letter mark (outcomes.CELL_STATES: the colour says the state, the tooltip says the
+# rest), a sticky header row and case column.
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222;max-width:1380px}
@@ -165,23 +164,29 @@ def _since(windows: str) -> str:
 
 def _tooltip(item: ItemRecord, windows: str) -> str:
     state = item.cell_state
-    why = item.message if state in ("compile-only", "skip", "xfail", "fail", "xpass", "error") else ""
-    if state == "compile-only":  # say why it did not run, never "pass"
-        run = next((s for s in item.stages if s.get("stage") == "run"), {})
-        why = run.get("detail", "") or "compiled; not run here"
+    shown = (CELL_COMPILE_ONLY, CELL_SKIP, CELL_XFAIL, CELL_FAIL, CELL_XPASS, CELL_ERROR)
+    why = item.message if state in shown else ""
+    if state == CELL_COMPILE_ONLY:  # say why it did not run, never "pass"
+        run = item.stage("run")
+        why = (run.detail if run else "") or "compiled; not run here"
     since = _since(windows) if state in ("xfail", "xpass") else ""
     return " | ".join(p for p in (f"{item.key}: {state} ({item.outcome})", why[:300], since) if p)
 
 
+def _mark(item: ItemRecord) -> str:
+    state = CELL_STATES.get(item.cell_state)
+    return state.mark if state else "?"
+
+
 def _cell(item: ItemRecord, windows: str, anchor: str | None) -> str:
-    mark = _e(_MARK.get(item.cell_state, "?"))
+    mark = _e(_mark(item))
     if anchor:
         mark = f"<a href='#{anchor}'>{mark}</a>"
     return f"<td class='cell s-{item.cell_state}' title='{_e(_tooltip(item, windows))}'>{mark}</td>"
 
 
 def _chip(item: ItemRecord, windows: str, anchor: str | None) -> str:
-    text = _e(f"{item.ir_check}: {_MARK.get(item.cell_state, '?')}")
+    text = _e(f"{item.ir_check}: {_mark(item)}")
     if anchor:
         text = f"<a href='#{anchor}'>{text}</a>"
     return f"<span class='chip s-{item.cell_state}' title='{_e(_tooltip(item, windows))}'>{text}</span>"
@@ -260,7 +265,7 @@ def html_page(model: ReportModel) -> str:
     details = _detail_groups(model)
     anchor_of = {item.key: anchor for anchor, items in details for item in items}
     parts.append("<h2>Matrix</h2><div class='legend'>" + "".join(
-        f"<span class='s-{s.name}' title='{_e(s.meaning)}'>{_e(_MARK.get(s.name, '?'))} {_e(s.name)}</span>"
+        f"<span class='s-{s.name}' title='{_e(s.meaning)}'>{_e(s.mark)} {_e(s.name)}</span>"
         for s in CELL_STATES.values()) + "</div>")
     cols = model.columns
     targets_in = list(dict.fromkeys(c.rsplit("-", 1)[0] for c in cols))

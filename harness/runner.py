@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .case import Case, Expectation, IrCheck
-from .outcomes import FAIL, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME, XFAIL, XPASS, stage_outcome
-from .record import ItemRecord
-from .stages import (Settings, StageResult, compare_stage, compile_flags, compile_stage,
-                     import_stage, ir_stage, run_stage)
+from .outcomes import FAIL, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME, SKIPPED, XFAIL, XPASS
+from .record import ItemRecord, StageResult, compile_only, failing_stage, failure_text, outcome_of
+from .stages import (Settings, compare_stage, compile_flags, compile_stage, import_stage, ir_stage,
+                     run_stage)
 
 
 @dataclass
@@ -25,31 +25,21 @@ class ItemResult:
     compiler: str  # version string of the compiler used
     stages: list[StageResult] = field(default_factory=list)
 
+    # Read as a record reads them (record.py holds the one definition).
     @property
     def failing_stage(self) -> StageResult | None:
-        for s in self.stages:
-            if s.status not in ("ok", "skip"):
-                return s
-        return None
+        return failing_stage(self.stages)
 
     @property
     def outcome(self) -> str:
-        """pass | skip | <stage>-<status> of the first stage that did not end ok."""
-        bad = self.failing_stage
-        if bad:
-            return stage_outcome(bad.stage, bad.status)
-        if self.stages and all(s.status == "skip" for s in self.stages):
-            return SKIP_OUTCOME
-        return PASS_OUTCOME
+        return outcome_of(self.stages)
 
     def failure_text(self) -> str:
-        """What a `match` regex is searched in: the failing stage's detail and log."""
-        bad = self.failing_stage
-        return f"{bad.detail}\n{bad.log}" if bad else ""
+        return failure_text(self.stages)
 
     @property
     def compile_only(self) -> bool:
-        return any(s.stage == "run" and s.status == "skip" for s in self.stages)
+        return compile_only(self.stages)
 
     @property
     def seconds(self) -> float:
@@ -70,7 +60,7 @@ class ItemResult:
                           compiler=self.compiler, compile_only=self.compile_only,
                           seconds=round(self.seconds, 3), issues=list(self.case.issues),
                           family=self.case.family, windows=self.case.history.describe(),
-                          stages=[s.as_dict() for s in self.stages], reproducer=self.reproducer(),
+                          stages=list(self.stages), reproducer=self.reproducer(),
                           **extra)
 
 
@@ -151,7 +141,7 @@ def verdict(result: ItemResult, expectation: Expectation | None) -> Verdict:
         return Verdict(SKIP, "; ".join(s.detail for s in result.stages if s.detail))
     if expectation is None:
         if outcome == PASS_OUTCOME:
-            note = next((s.detail for s in result.stages if s.status == "skip"), "")
+            note = next((s.detail for s in result.stages if s.status == SKIPPED), "")
             return Verdict(PASS, note)
         return Verdict(FAIL, f"{outcome}: {bad.detail}")
     if outcome == PASS_OUTCOME:

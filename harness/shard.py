@@ -14,6 +14,7 @@ import heapq
 import statistics
 from pathlib import Path
 
+from .record import ItemRef
 from .results import read_results
 
 DEFAULT_ITEM_SECONDS = 1.0  # when nothing was ever measured
@@ -40,14 +41,14 @@ def durations(results: Path | None) -> dict[str, float]:
     if results is None or not Path(results).is_file():
         return {}
     _, items = read_results(Path(results))
-    return {f"{r.case}::{r.item}": sum(s.get("seconds", 0.0) for s in r.stages) for r in items}
+    return {r.key: sum(s.seconds for s in r.stages) for r in items}
 
 
 def _costs(cases: dict[str, list[str]], seconds: dict[str, float]) -> dict[str, float]:
     """Each case's seconds; an item never measured counts as the median measured item."""
     known = [v for v in seconds.values() if v > 0]
     typical = statistics.median(known) if known else DEFAULT_ITEM_SECONDS
-    return {case: sum(seconds.get(f"{case}::{item}", typical) for item in items)
+    return {case: sum(seconds.get(str(ItemRef(case, item)), typical) for item in items)
             for case, items in cases.items()}
 
 

@@ -49,12 +49,12 @@ def signature_of(item: ItemRecord) -> str:
     stage = item.failing_stage
     if stage is None:
         return normalise(item.message)
-    if stage["stage"] == "compare":
+    if stage.stage == "compare":
         # Wrong numbers: the signature is which outputs differ, not by how much.
-        comps = stage.get("data", {}).get("comparisons", [])
+        comps = stage.data.get("comparisons", [])
         bad = sorted({o["index"] for c in comps for o in c.get("outputs", []) if not o["ok"]})
-        return f"wrong values in output(s) {bad}" if bad else normalise(stage["detail"])
-    return normalise(stage.get("detail") or stage.get("log", ""))
+        return f"wrong values in output(s) {bad}" if bad else normalise(stage.detail)
+    return normalise(stage.detail or stage.log)
 
 
 def group_failures(items: list[ItemRecord]) -> list[Group]:

@@ -4,7 +4,8 @@ Each stage returns a StageResult; none raises for a tool's failure. A tool that
 crashes, hangs, runs out of memory or writes something unreadable becomes a result
 with that status, the command that did it and the tail of what it printed.
 Results of deterministic work (imports, compiles, ir checks, runs) are cached by
-content + flags + tool versions (cache.py), so a rerun repeats none of it.
+content + flags + tool versions (cache.py) through one `cached_step`, so a rerun
+repeats none of it.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import re
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -22,33 +24,15 @@ from . import targets, vulkan_layer
 from .cache import Cache, digest, read_meta
 from .case import Case, IrCheck
 from .compare import compare_outputs
-from .process import Bounds, ProcessResult, display, run_bounded
+from .outcomes import CRASHED, FAILED, GARBAGE, OK, OUT_OF_MEMORY, SKIPPED, TIMED_OUT
+from .process import Bounds, ProcessResult, crash_message, display, first_frame, last_diagnostic, run_bounded
+from .record import StageResult
 from .reference import load_arrays, npy_files
 from .toolchain import Toolchain, release_of
 
 # A vmfb is a zip (flatbuffer + embedded executables) or a bare flatbuffer whose file
 # identifier "IREE" sits at byte 4. Anything else written as a module is garbage.
 _VMFB_MAGICS = ((0, b"PK\x03\x04"), (4, b"IREE"))
-
-
-@dataclass
-class StageResult:
-    stage: str  # import | compile | run | reference | compare | ir
-    status: str  # ok | fail | crash | timeout | oom | garbage | skip
-    detail: str = ""  # one line: why it is not ok, or a note on an ok/skip
-    log: str = ""  # tail of the tool's stderr (or the full diagnosis)
-    command: str = ""  # the exact command, pasteable
-    seconds: float = 0.0
-    peak_rss_mb: float = 0.0
-    cached: bool = False
-    data: dict = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
-    def as_dict(self) -> dict:
-        return dict(self.__dict__)  # shallow: stored or serialised at once
 
 
 @dataclass(frozen=True)
@@ -68,61 +52,24 @@ def _tool_name(settings: Settings, path: Path) -> str:
     return path.name if settings.toolchain.source == "installed packages" else str(path)
 
 
-def _from_process(stage: str, proc: ProcessResult, shown_command: str) -> StageResult:
+def stage_from_process(stage: str, proc: ProcessResult, shown_command: str) -> StageResult:
     status = proc.status()
     detail = {
-        "ok": "",
-        "fail": f"exit code {proc.returncode}",
-        "crash": f"crashed ({proc.signal_name or f'exit code {proc.returncode}'})",
-        "timeout": f"killed after {proc.seconds:.0f} s (time bound)",
-        "oom": f"killed at {proc.peak_rss_mb:.0f} MB resident (memory bound)",
+        OK: "",
+        FAILED: f"exit code {proc.returncode}",
+        CRASHED: f"crashed ({proc.signal_name or f'exit code {proc.returncode}'})",
+        TIMED_OUT: f"killed after {proc.seconds:.0f} s (time bound)",
+        OUT_OF_MEMORY: f"killed at {proc.peak_rss_mb:.0f} MB resident (memory bound)",
     }[status]
-    last = _last_diagnostic(proc.stderr)
-    if status == "crash":
+    last = last_diagnostic(proc.stderr)
+    if status == CRASHED:
         # Lead with where it died: crashes then group by their first IREE/MLIR/LLVM frame.
         frame = first_frame(proc.stderr)
-        last = " | ".join(p for p in (_crash_message(proc.stderr), frame and f"at {frame}") if p) or last
-    if last and status != "ok":
+        last = " | ".join(p for p in (crash_message(proc.stderr), frame and f"at {frame}") if p) or last
+    if last and status != OK:
         detail = f"{detail}: {last}"
     return StageResult(stage, status, detail, proc.stderr_tail(), shown_command, proc.seconds,
                        proc.peak_rss_mb)
-
-
-def _last_diagnostic(stderr: str) -> str:
-    """The most telling line of a tool's stderr: its first 'error:' or assertion."""
-    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
-    for marker in ("Assertion `", "error:", "LLVM ERROR:", "ERROR", "Error"):
-        for line in lines:
-            if marker in line:
-                return line[:300]
-    return lines[-1][:300] if lines else ""
-
-
-_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-fA-F]+ (.+?)(?: \(/[^)]*\)| [\w./-]+:\d+(?::\d+)?)?$")
-# Frames of the crash machinery itself, not of the code that crashed.
-_MACHINERY = ("PrintStackTrace", "RunSignalHandlers", "SignalHandler", "report_fatal_error",
-              "llvm_unreachable", "__restore_rt", "raise", "abort", "__assert_fail", "_start",
-              "__libc_start", "clone3", "start_thread", "SmallVectorBase", "grow_pod")
-
-
-def first_frame(stderr: str) -> str:
-    """The first stack frame in the compiler's own code (not the signal handler's), without
-    its address and library: '(anonymous namespace)::X::matchAndRewrite(...) const'."""
-    for line in stderr.splitlines():
-        m = _FRAME.match(line)
-        name = m.group(1) if m else ""
-        is_function = "::" in name or "(" in name
-        if is_function and not name.startswith("(/") and not any(w in name for w in _MACHINERY):
-            return name[:200]
-    return ""
-
-
-def _crash_message(stderr: str) -> str:
-    """What the tool said as it died: an assertion or an LLVM ERROR line."""
-    for line in stderr.splitlines():
-        if "Assertion `" in line or "LLVM ERROR:" in line:
-            return line.strip()[:200]
-    return ""
 
 
 # Cached text never names the path of the case that first made the entry: entries are
@@ -154,7 +101,33 @@ def _cached_result(entry: Path, command: str | None = None, path: Path | None = 
 
 
 # A result that depends on the bounds or the machine's load, not on the input alone.
-_NOT_CACHED = ("timeout", "oom")
+_NOT_CACHED = (TIMED_OUT, OUT_OF_MEMORY)
+
+# What a step's work leaves: its result and the files to keep with it (moved into the entry).
+Built = tuple[StageResult, dict[str, Path]]
+
+
+def cached_step(settings: Settings, kind: str, key: str, build: Callable[[Path], Built], *,
+                shown: str | None = None, path: Path | None = None,
+                meta: dict | None = None) -> tuple[StageResult, Path | None]:
+    """The one cached step: under the key's lock, a verified entry is read back (its text
+    in the reader's terms: `shown` command, `path` as the input it read); otherwise
+    `build(scratch)` runs in a private folder, and its result and files are stored,
+    unless the result depends on the machine (_NOT_CACHED). Returns the result and the
+    entry holding its files (None when nothing was stored)."""
+    with settings.cache.compute_once(kind, key) as done:
+        if done:
+            return _cached_result(done, shown, path), done
+        out = settings.cache.scratch(f"{kind}-")
+        try:
+            result, files = build(out)
+            if result.status in _NOT_CACHED:
+                return result, None
+            entry = settings.cache.store(kind, key, {**(meta or {}), "result": _portable(result, path)},
+                                         files)
+            return result, entry
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------- import
@@ -167,33 +140,27 @@ def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageR
     key = digest("torch-job", program, [p.read_bytes() for p in npy_files(case.inputs_dir)],
                  versions(), import_mlir, case.dynamic_shapes if import_mlir else "")
     stage = "import" if import_mlir else "reference"
-    with settings.cache.compute_once("torch", key) as done:
-        if done:
-            return _cached_result(done, path=program.parent), done
-        out = settings.cache.scratch("torch-")
+
+    def build(out: Path) -> Built:
         argv = [settings.python, "-m", "harness.torch_job", program, case.inputs_dir, out]
         if import_mlir:
             argv += ["--import-mlir", f"--dynamic-shapes={case.dynamic_shapes}"]
         proc = run_bounded(argv, settings.import_bounds, cwd=Path(__file__).resolve().parent.parent)
-        result = _from_process(stage, proc, display(argv))
+        result = stage_from_process(stage, proc, display(argv))
         if result.ok and import_mlir and not (out / "model.mlir").is_file():
-            result.status, result.detail = "garbage", "the import wrote no model.mlir"
-        if not result.ok:
-            shutil.rmtree(out, ignore_errors=True)
-            return result, None  # failures of the torch side are not cached: cheap to retry
-        files = {p.name: p for p in out.iterdir()}
-        entry = settings.cache.store("torch", key, {"result": _portable(result, program.parent)}, files)
-        shutil.rmtree(out, ignore_errors=True)
-        return result, entry
+            result.status, result.detail = GARBAGE, "the import wrote no model.mlir"
+        return result, ({p.name: p for p in out.iterdir()} if result.ok else {})
+
+    return cached_step(settings, "torch", key, build, path=program.parent)
 
 
 def import_stage(case: Case, settings: Settings) -> tuple[StageResult, Path | None]:
     """The MLIR to compile: imported from PyTorch, or the case's own (per release)."""
     if case.torch_model is None:
         mlir = case.mlir_for(settings.toolchain.release)
-        return StageResult("import", "ok", f"mlir input {mlir.name}"), mlir
+        return StageResult("import", OK, f"mlir input {mlir.name}"), mlir
     result, entry = torch_job(case, settings, import_mlir=True)
-    return result, (entry / "model.mlir") if entry else None
+    return result, (entry / "model.mlir") if result.ok else None
 
 
 # --------------------------------------------------------------------------- compile
@@ -218,25 +185,20 @@ def compile_stage(mlir: Path, flags: list[str], settings: Settings) -> tuple[Sta
     host = targets.host_cpu_id() if targets.uses_host_cpu(flags) else ""
     key = digest("compile", mlir, flags, tc.fingerprint(), host)
     shown = display([_tool_name(settings, tc.compile), mlir, *flags, "-o", "module.vmfb"])
-    with settings.cache.compute_once("compile", key) as done:
-        if done:
-            result = _cached_result(done, shown, mlir)
-            return result, (done / "module.vmfb") if result.ok else None
-        out = settings.cache.scratch("compile-")
+
+    def build(out: Path) -> Built:
         vmfb = out / "module.vmfb"
         proc = run_bounded([tc.compile, mlir, *flags, "-o", vmfb], settings.compile_bounds)
-        result = _from_process("compile", proc, shown)
+        result = stage_from_process("compile", proc, shown)
         if result.ok:
             problem, result.data = check_module(vmfb, tc, settings.run_bounds)
             if problem:
-                result.status, result.detail = "garbage", f"iree-compile exited 0 but {problem}"
-        files = {"module.vmfb": vmfb} if result.ok else {}
-        entry = None
-        if result.status not in _NOT_CACHED:
-            entry = settings.cache.store("compile", key, {"result": _portable(result, mlir), "flags": flags},
-                                         files)
-        shutil.rmtree(out, ignore_errors=True)
-        return result, (entry / "module.vmfb") if entry and result.ok else None
+                result.status, result.detail = GARBAGE, f"iree-compile exited 0 but {problem}"
+        return result, ({"module.vmfb": vmfb} if result.ok else {})
+
+    result, entry = cached_step(settings, "compile", key, build, shown=shown, path=mlir,
+                                meta={"flags": flags})
+    return result, (entry / "module.vmfb") if result.ok else None
 
 
 # An executable's entry point as iree-dump-module lists it in .rodata: `main_dispatch_0_...`.
@@ -256,7 +218,7 @@ def check_module(vmfb: Path, toolchain: Toolchain, bounds: Bounds) -> tuple[str,
     if proc.ok:
         facts["dispatches"] = len(set(_DISPATCH.findall(proc.stdout.decode(errors="replace"))))
         return "", facts
-    return (f"the module does not load (iree-dump-module: {_last_diagnostic(proc.stderr) or proc.status()})",
+    return (f"the module does not load (iree-dump-module: {last_diagnostic(proc.stderr) or proc.status()})",
             facts)
 
 
@@ -276,7 +238,7 @@ def run_module(target: str, vmfb: Path, function: str, inputs: list[Path], n_out
     device = targets.run_device(target, str(tc.run_module), env)
     if device is None:
         why = vulkan_layer.why_hidden(runtime) if targets.BY_NAME[target].driver == "vulkan" else ""
-        return StageResult("run", "skip", f"compile-only: no {target} device here{why}"), None
+        return StageResult("run", SKIPPED, f"compile-only: no {target} device here{why}"), None
     args = [f"--module={vmfb}", f"--device={device}", f"--function={function}"]
     args += [f"--input=@{p}" for p in inputs]
     key = digest("run", vmfb, [p.read_bytes() for p in inputs], device, tc.runtime_version,
@@ -286,27 +248,22 @@ def run_module(target: str, vmfb: Path, function: str, inputs: list[Path], n_out
     # As pasted after the compile command, which writes module.vmfb where it runs.
     shown = display([_tool_name(settings, tc.run_module), "--module=module.vmfb", *args[1:],
                      *[f"--output=@{n}" for n in out_names]])
-    with settings.cache.compute_once("run", key) as done:
-        if done:
-            result = _cached_result(done, shown, inputs_dir)
-            return result, ([np.load(done / n) for n in out_names] if result.ok else None)
-        out = settings.cache.scratch("run-")
+
+    def build(out: Path) -> Built:
         argv = [tc.run_module, *args, *[f"--output=@{out / n}" for n in out_names]]
         bounds = replace(settings.run_bounds, env={**settings.run_bounds.env, **dict(env)})
-        proc = run_bounded(argv, bounds)
-        result = _from_process("run", proc, shown)
-        outputs = None
+        result = stage_from_process("run", run_bounded(argv, bounds), shown)
         if result.ok:
             try:
-                outputs = [np.load(out / n) for n in out_names]
+                for n in out_names:
+                    np.load(out / n)
             except (OSError, ValueError) as e:
-                result.status = "garbage"
+                result.status = GARBAGE
                 result.detail = f"iree-run-module exited 0 but its outputs are unreadable: {e}"
-        if result.status not in _NOT_CACHED:
-            settings.cache.store("run", key, {"result": _portable(result, inputs_dir)},
-                                 {n: out / n for n in out_names if (out / n).is_file()} if result.ok else {})
-        shutil.rmtree(out, ignore_errors=True)
-        return result, outputs
+        return result, ({n: out / n for n in out_names} if result.ok else {})
+
+    result, entry = cached_step(settings, "run", key, build, shown=shown, path=inputs_dir)
+    return result, ([np.load(entry / n) for n in out_names] if result.ok else None)
 
 
 # --------------------------------------------------------------------------- compare
@@ -318,7 +275,7 @@ def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> 
     checks = [compare_outputs(outputs, golden, inputs, case.atol, case.rtol, case.output_rules,
                               "golden")]
     eager_result, entry = torch_job(case, settings, import_mlir=case.torch_model is not None)
-    if entry is None:
+    if not eager_result.ok:
         # Not the compiler's fault: its own stage, so it never reads as wrong numbers.
         return StageResult("reference", eager_result.status,
                            f"PyTorch eager reference failed: {eager_result.detail}",
@@ -339,7 +296,7 @@ def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> 
     ok = all(c.ok for c in checks)
     detail = " | ".join(c.summary() for c in checks if not c.ok) if not ok else \
         " | ".join(c.summary() for c in checks)
-    return StageResult("compare", "ok" if ok else "fail", detail, "", "",
+    return StageResult("compare", OK if ok else FAILED, detail, "", "",
                        time.monotonic() - start, data=data)
 
 
@@ -348,7 +305,7 @@ def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> 
 def ir_stage(case: Case, check: IrCheck, settings: Settings) -> StageResult:
     tc = settings.toolchain
     if settings.toolchain.release not in check.compiler:
-        return StageResult("ir", "skip", f"check is for compilers {check.compiler}, "
+        return StageResult("ir", SKIPPED, f"check is for compilers {check.compiler}, "
                                          f"this is {tc.compiler_version}")
     ir_input = case.mlir_for(tc.release) if check.input == case.mlir else check.input
     return ir_check(check.tool, ir_input, check.args, check.checks, check.check_prefix,
@@ -365,23 +322,19 @@ def ir_check(tool_name: str, ir_input: Path, args: tuple[str, ...], checks: Path
     key = digest("ir", tool_name, ir_input, args, checks, prefix, tc.fingerprint())
     shown = (display([_tool_name(settings, tool), ir_input, *args]) + " | "
              + display(["filecheck", checks, f"--check-prefix={prefix}"]))
-    with settings.cache.compute_once("ir", key) as done:
-        if done:
-            return _cached_result(done, shown, ir_input)
-        out = settings.cache.scratch("ir-")
+
+    def build(out: Path) -> Built:
         produced = out / "output.mlir"
         proc = run_bounded([tool, ir_input, *args], settings.compile_bounds, stdout_path=produced)
-        result = _from_process("ir", proc, shown)
+        result = stage_from_process("ir", proc, shown)
         if result.ok:
             fc = run_bounded([*filecheck, f"--input-file={produced}"], settings.run_bounds)
+            said = fc.stdout.decode(errors="replace") + fc.stderr
             if not fc.ok:
-                result = StageResult("ir", "fail", "FileCheck: " + _last_diagnostic(fc.stdout.decode(errors="replace") + fc.stderr),
-                                     (fc.stdout.decode(errors="replace") + fc.stderr)[-4000:], shown,
-                                     proc.seconds + fc.seconds, proc.peak_rss_mb)
+                result = StageResult("ir", FAILED, "FileCheck: " + last_diagnostic(said), said[-4000:],
+                                     shown, proc.seconds + fc.seconds, proc.peak_rss_mb)
             else:
                 result.seconds = proc.seconds + fc.seconds
-        if result.status not in _NOT_CACHED:
-            settings.cache.store("ir", key, {"result": _portable(result, ir_input)},
-                                 {"output.mlir": produced} if produced.exists() else {})
-        shutil.rmtree(out, ignore_errors=True)
-        return result
+        return result, ({"output.mlir": produced} if produced.exists() else {})
+
+    return cached_step(settings, "ir", key, build, shown=shown, path=ir_input)[0]

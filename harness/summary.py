@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .case import issue_url
 from .expect_update import update_command
-from .outcomes import CELL_STATES, FAIL, XPASS
+from .outcomes import CELL_ERROR, CELL_STATES, FAIL, XPASS
 from .perf import Flag, changes
 from .quarantine import Entry, split_gate
 from .record import ItemRecord
@@ -22,10 +22,10 @@ MATRIX_COLUMNS = tuple(f"{t}-{o}" for t in TARGETS for o in OPT_LEVELS)
 
 def cell_label(item: ItemRecord) -> str:
     state = item.cell_state
+    if state == CELL_ERROR:
+        return item.outcome
     stage = item.failing_stage
-    where = stage["stage"] if stage else ""
-    return {"pass": "pass", "compile-only": "compiled", "skip": "skip", "xpass": "XPASS",
-            "error": item.outcome}.get(state, f"{state} {where}".strip())
+    return CELL_STATES[state].label or f"{state} {stage.stage if stage else ''}".strip()
 
 
 def diagnosis(item: ItemRecord) -> str:
@@ -33,9 +33,9 @@ def diagnosis(item: ItemRecord) -> str:
     stage = item.failing_stage
     if stage is None:
         return item.message
-    if stage["stage"] == "compare":
-        return stage["detail"]
-    return (stage.get("detail", "") + "\n\n" + stage.get("log", "")[-2000:]).strip()
+    if stage.stage == "compare":
+        return stage.detail
+    return (stage.detail + "\n\n" + stage.log[-2000:]).strip()
 
 
 @dataclass

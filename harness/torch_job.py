@@ -2,9 +2,12 @@
 crash is a recorded import failure and pytest workers never pay for `import torch`.
 
     python -m harness.torch_job PROGRAM.py INPUTS_DIR OUT_DIR [--import-mlir [--dynamic-shapes FN]]
+    python -m harness.torch_job PROGRAM.py --golden CASE_DIR
 
 writes OUT_DIR/eager<i>.npy (eager outputs on the stored inputs) and, with
---import-mlir, OUT_DIR/model.mlir (iree-turbine export).
+--import-mlir, OUT_DIR/model.mlir (iree-turbine export); with --golden, the program's
+example inputs and eager outputs as CASE_DIR/inputs/ and CASE_DIR/expected/ (a sweep
+variant's golden).
 """
 
 from __future__ import annotations
@@ -17,12 +20,20 @@ from pathlib import Path
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.torch_job")
     parser.add_argument("program", type=Path)
-    parser.add_argument("inputs_dir", type=Path)
-    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("inputs_dir", type=Path, nargs="?")
+    parser.add_argument("out_dir", type=Path, nargs="?")
+    parser.add_argument("--golden", type=Path, default=None, metavar="CASE_DIR")
     parser.add_argument("--import-mlir", action="store_true")
     parser.add_argument("--dynamic-shapes", default="dynamic_shapes",
                         help="the model.py function that gives the export's dynamic_shapes")
     args = parser.parse_args(argv)
+    if args.golden is not None:
+        from .reference import write_golden
+
+        write_golden(args.program, args.golden)
+        return 0
+    if args.out_dir is None:
+        parser.error("INPUTS_DIR and OUT_DIR are required without --golden")
 
     from .reference import eager, load_arrays, load_program, save_arrays
 

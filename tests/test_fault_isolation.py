@@ -400,7 +400,7 @@ def _assert_dead(pid: int, within_s: float = 1.0):
 def test_a_crash_is_told_by_its_message_and_the_first_frame_in_compiler_code():
     """Frames of the signal handler, libc and _start say nothing; the first frame in the
     compiler's own code says where it died (signatures group on it)."""
-    from harness.stages import _crash_message, first_frame
+    from harness.process import crash_message as _crash_message, first_frame
 
     dump = "\n".join([
         "LLVM ERROR: SmallVector unable to grow. Requested capacity (18446744073709551606)",

@@ -10,7 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.bug import BUG, GOOD, SKIP, Bug
+from harness.bug import Bug
+from harness.outcomes import PROBE_BAD as BUG, PROBE_GOOD as GOOD, PROBE_UNDECIDED as SKIP
 from harness.case import load_case
 from harness.cli import main as cli_main
 from harness.history.prove import ReleaseRun

@@ -10,7 +10,7 @@ import pytest
 
 from harness import perf
 from harness.nights import histories, load_nights, page
-from harness.record import ItemRecord
+from harness.record import ItemRecord, StageResult
 from harness.summary import build
 
 pytestmark = pytest.mark.harness
@@ -20,9 +20,9 @@ def record(key="a::cpu-O3", compile_s=2.0, mb=300.0, size=50_000, dispatches=3, 
            verdict="PASS", outcome="pass"):
     case, item = key.split("::")
     return ItemRecord(case=case, item=item, outcome=outcome, verdict=verdict, target="cpu", opt_level="O3",
-                      stages=[{"stage": "compile", "status": "ok", "seconds": compile_s, "peak_rss_mb": mb,
-                               "data": {"module_bytes": size, "dispatches": dispatches}},
-                              {"stage": "run", "status": "ok", "seconds": run_s}])
+                      stages=[StageResult("compile", "ok", seconds=compile_s, peak_rss_mb=mb,
+                                          data={"module_bytes": size, "dispatches": dispatches}),
+                              StageResult("run", "ok", seconds=run_s)])
 
 
 def noisy_nights(n=14, seed=0):

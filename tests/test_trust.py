@@ -162,10 +162,10 @@ def test_lint_passes_a_precise_case(tmp_path):
 
 
 def _other_failure(text):
-    from harness.record import ItemRecord
+    from harness.record import ItemRecord, StageResult
 
     return ItemRecord(case="other-case", item="cpu-O3", outcome="compile-fail", verdict="XFAIL",
-                      stages=[{"stage": "compile", "status": "fail", "detail": text, "log": ""}])
+                      stages=[StageResult("compile", "fail", text)])
 
 
 @pytest.mark.parametrize("name,mutate,field,text", [

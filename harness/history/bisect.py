@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 
-from ..bug import BUG as BAD, GOOD, SKIP  # the states of the one bug definition
+# The states of a probe of the one bug definition (harness/bug.py).
+from ..outcomes import PROBE_BAD as BAD, PROBE_GOOD as GOOD, PROBE_UNDECIDED as SKIP
 
 
 @dataclass(frozen=True)

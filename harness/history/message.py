@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from ..outcomes import WRONG_NUMBERS
+
 _DIFF = re.compile(r"output (\d+)(?: \(indices[^)]*\))?: (\d+)/(\d+) elements differ[^;]*; max abs err (\S+?)[,;]")
 
 
@@ -46,7 +48,7 @@ def derive_match(results) -> str | None:
     if len(by_outcome) > 1:  # e.g. wrong numbers on the matrix and a failing IR check
         parts = [derive_match(rs) for _, rs in sorted(by_outcome.items())]
         return None if None in parts else "|".join(f"(?:{p})" for p in parts)
-    if all(r.outcome == "compare-fail" for r in results):
+    if all(r.outcome == WRONG_NUMBERS for r in results):
         # Results that differ in the same outputs share a pattern: per output, every
         # mismatch count measured and the decade of the largest error, so that a golden
         # moved by a new miscompile (all elements, or errors of another size) fails.

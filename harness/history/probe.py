@@ -9,14 +9,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..bug import BUG, Bug
+from ..bug import Bug
 from ..case import Case
 from ..item import ItemId, run_item, settings_with
 from ..runner import ItemResult
 from ..stages import Settings
 from ..toolchain import Toolchain, ToolchainError, from_tools_dir
 from . import releases
-from .bisect import SKIP, BisectResult, Probe, bisect, with_retries
+from ..outcomes import PROBE_BAD, PROBE_GOOD, PROBE_UNDECIDED
+from .bisect import BisectResult, Probe, bisect, with_retries
 
 
 def probe_toolchain(case: Case, item: ItemId, bug: Bug, toolchain: Toolchain,
@@ -45,7 +46,7 @@ def bisect_item(case: Case, item: ItemId, bug: Bug, span: list[str], source, bui
         try:
             tc = from_tools_dir(builds[version]) if builds else releases.ensure(version, source, log)
         except (releases.ReleaseUnavailable, ToolchainError) as e:
-            p = Probe(version, SKIP, f"unavailable: {e}", time.monotonic() - start)
+            p = Probe(version, PROBE_UNDECIDED, f"unavailable: {e}", time.monotonic() - start)
         else:
             p, results[version] = probe_toolchain(case, item, bug, tc)
             p = Probe(version, p.state, p.outcome, p.seconds)
@@ -60,4 +61,4 @@ EXIT_GOOD, EXIT_BAD, EXIT_SKIP = 0, 1, 125
 
 def git_bisect_exit(state: str) -> int:
     """`git bisect run`'s protocol: 0 good, 1 bad, 125 skip (never bad for what is not the bug)."""
-    return {BUG: EXIT_BAD, "good": EXIT_GOOD}.get(state, EXIT_SKIP)
+    return {PROBE_BAD: EXIT_BAD, PROBE_GOOD: EXIT_GOOD}.get(state, EXIT_SKIP)

@@ -19,10 +19,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..bug import BUG, GOOD, Bug
+from ..bug import Bug
 from ..case import Case
-from ..item import ItemId, run_item, settings_with
-from ..outcomes import PASS_OUTCOME, SKIP_OUTCOME
+from ..item import ItemId, bug_items, run_item, settings_with
+from ..outcomes import PASS_OUTCOME, PROBE_BAD, PROBE_GOOD, SKIP_OUTCOME
 from ..runner import ItemResult
 from ..stages import Settings
 from .releases import ReleaseSource, ReleaseUnavailable, ensure
@@ -116,9 +116,7 @@ def merge_proofs(proofs: list[dict]) -> dict[str, dict]:
 
 
 def items_to_prove(case: Case) -> list[ItemId]:
-    """The items named in [history].bad_items, else every item of the case."""
-    names = {i.name: i for i in ItemId.of(case)}
-    return [names[n] for n in case.history.bad_items if n in names] or list(names.values())
+    return bug_items(case)
 
 
 def run_release(case: Case, version: str, items: list[ItemId], settings: Settings,
@@ -143,8 +141,8 @@ def judge(run: ReleaseRun, role: str, bug: Bug) -> Check:
     if all(r.outcome == SKIP_OUTCOME for r in run.results):
         return Check(run.version, role, None, "no item applies to this release")
     states = {r.name: bug.state(r) for r in run.results}
-    showing = [n for n, s in states.items() if s.kind == BUG]
-    undecided = [n for n, s in states.items() if s.kind not in (BUG, GOOD)]
+    showing = [n for n, s in states.items() if s.kind == PROBE_BAD]
+    undecided = [n for n, s in states.items() if s.kind not in (PROBE_BAD, PROBE_GOOD)]
     outcomes = run.summary()
     if role in ("first_bad", "last_bad", "newest"):
         if showing:

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..bug import BUG, GOOD, Bug
+from ..bug import Bug
 from ..case import Window
 from ..item import ItemId
-from ..outcomes import SKIP_OUTCOME
+from ..outcomes import PROBE_BAD, PROBE_GOOD, SKIP_OUTCOME
+
+# Release states beyond a probe's: items that disagree, and a release that measured nothing.
+NEITHER, UNKNOWN = "neither", "unknown"
 from .message import derive_match
 from .prove import ReleaseRun
 
@@ -36,7 +39,7 @@ class Measured:
     @property
     def status(self) -> str:
         if not self.windows:
-            return "unknown"
+            return UNKNOWN
         return "open" if self.windows[-1].first_good is None else "fixed"
 
 
@@ -65,11 +68,11 @@ def release_state(run: ReleaseRun, bug: Bug) -> str:
     where no item applies (an IR check for other releases) is unknown: it measured nothing."""
     ran = [r for r in run.results if r.outcome != SKIP_OUTCOME]
     if run.error or not ran:
-        return "unknown"
+        return UNKNOWN
     states = [bug.state(r).kind for r in ran]
-    if BUG in states:
-        return BUG
-    return GOOD if all(s == GOOD for s in states) else "neither"
+    if PROBE_BAD in states:
+        return PROBE_BAD
+    return PROBE_GOOD if all(s == PROBE_GOOD for s in states) else NEITHER
 
 
 def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
@@ -79,19 +82,19 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
     floor = -1  # index of the previous window's end
     i = 0
     while i < len(runs):
-        if states[i] != BUG:
+        if states[i] != PROBE_BAD:
             i += 1
             continue
         first = i
         last = i
         j = i + 1
-        while j < len(runs) and states[j] != GOOD:  # "neither" releases do not end a window
-            if states[j] == BUG:
+        while j < len(runs) and states[j] != PROBE_GOOD:  # "neither" releases do not end a window
+            if states[j] == PROBE_BAD:
                 last = j
             j += 1
         # onset: the newest release before the window measured without the bug
         k = first - 1
-        while k > floor and states[k] == "unknown":
+        while k > floor and states[k] == UNKNOWN:
             k -= 1
         last_good = runs[k].version if k > floor else None
         first_good = runs[j].version if j < len(runs) else None
@@ -102,7 +105,7 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
     texts = []
     for run in runs:
         for r in run.results:
-            if bug.state(r).kind == BUG:
+            if bug.state(r).kind == PROBE_BAD:
                 shown.setdefault(r.name, []).append((run.version, r.outcome))
                 texts.append(r)
     match = bug.match.pattern if bug.match else derive_match(texts)

@@ -32,6 +32,7 @@ from ..history import releases
 from ..history.bisect import BisectResult
 from ..history.probe import bisect_item
 from ..item import ItemId, settings_with
+from ..outcomes import WRONG_NUMBERS
 from ..phases import PhaseDiff, differences, dump_phases, phases
 from ..reference import load_arrays, npy_files
 from ..stages import compile_flags, import_stage
@@ -160,7 +161,7 @@ def _take(t: Triage, good: str, bad: str, source) -> None:
 def _mode(t: Triage) -> str:
     if t.item.is_ir:
         return "ir"
-    return "differential" if set(t.bug.outcomes) == {"compare-fail"} else "outcome"
+    return "differential" if set(t.bug.outcomes) == {WRONG_NUMBERS} else "outcome"
 
 
 def frame_question(t: Triage, work: Path) -> list[tuple[Path, str]]:

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bug import BUG, Bug
+from ..bug import Bug
 from ..cache import Cache
 from ..compare import compare_outputs
-from ..outcomes import PASS_OUTCOME
+from ..outcomes import PASS_OUTCOME, PROBE_BAD
 from ..process import Bounds
 from ..runner import ItemResult
 from ..stages import Settings, compile_stage, ir_check, run_module
@@ -178,7 +178,7 @@ def shows_bug(q: Question, side: Side, program: Path, extra: tuple[str, ...] = (
     if q.mode != "differential":
         seen = observe(q, side, program, q.bug.needs_device(), extra).result
         detail = seen.failing_stage.detail[:200] if seen.failing_stage else ""
-        if q.bug.state(seen).kind == BUG:
+        if q.bug.state(seen).kind == PROBE_BAD:
             return True, f"{seen.outcome}: {detail}"
         return (False if seen.outcome == q.good_outcome else None), f"{seen.outcome} {detail}".strip()
     seen = observe(q, side, program, True, extra)

@@ -1,0 +1,87 @@
+"""A sweep variant made into a case: its model.py, its golden, its Case.
+
+The builder writes model.py (pure Python, in this process); PyTorch then writes the
+variant's inputs and golden outputs in a bounded subprocess (`torch_job --golden`), cached
+by the program and the torch version like every other step (stages.cached_step). The
+folder that results is a case directory in all but case.toml, and the Case is read from
+a table made here, through the same reader as a case.toml: from then on the variant is
+an item like any other.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from ..cache import digest
+from ..case import Case, case_from_table
+from ..importers import versions
+from ..outcomes import OK
+from ..process import display, run_bounded
+from ..record import StageResult
+from ..stages import Settings, cached_step, stage_from_process
+from .program import Program
+from .spec import Sweep, Variant
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+FOUND_BY = "iree-regress sweep"
+
+
+def load_builder(sweep: Sweep):
+    """The sweep's builder module (imported once per process)."""
+    name = f"iree_regress_sweep_{sweep.family}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, sweep.builder)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        if not callable(getattr(module, "build", None)):
+            raise AttributeError(f"{sweep.builder}: defines no build(point)")
+    return sys.modules[name]
+
+
+def program_of(sweep: Sweep, variant: Variant) -> Program:
+    program = load_builder(sweep).build(variant.values())
+    if not isinstance(program, Program):
+        raise TypeError(f"{sweep.builder}: build() returned {type(program).__name__}, not a Program")
+    return program
+
+
+def case_table(sweep: Sweep, variant: Variant, program: Program) -> dict:
+    """The variant's case.toml, as a table (sweep --promote writes it out)."""
+    levels = sorted({lvl for per in sweep.levels.values() for lvl in per})
+    return {"title": f"{sweep.title}: {variant.id}", "kind": "numeric", "issues": [],
+            "found_by": FOUND_BY, "family": sweep.family, "source": {"torch": "model.py"},
+            "matrix": {"targets": list(sweep.targets), "opt_levels": levels},
+            "compare": program.compare_table(),
+            "expect": sweep.expectations_for(variant.values())}
+
+
+def materialize(sweep: Sweep, variant: Variant, settings: Settings) -> tuple[Case, StageResult]:
+    """The variant's Case and how its golden was made (not ok: the case has no golden,
+    and the item ends on that stage)."""
+    program = program_of(sweep, variant)
+    source = program.source.encode()
+    # The program's own folder, so that even a variant whose golden failed is a case
+    # with a model.py to show.
+    _, src_entry = cached_step(settings, "sweep-source", digest("sweep-source", source),
+                               lambda out: (StageResult("reference", OK), {"model.py": source}))
+
+    def golden(out: Path):
+        (out / "model.py").write_bytes(source)
+        argv = [settings.python, "-m", "harness.torch_job", out / "model.py", "--golden", out]
+        result = stage_from_process("reference", run_bounded(argv, settings.import_bounds, cwd=ROOT),
+                                    display(argv))
+        if result.ok:
+            result.detail = "golden: PyTorch eager on the variant's example inputs"
+            return result, {str(p.relative_to(out)): p for p in out.rglob("*") if p.is_file()}
+        result.detail = f"PyTorch could not run the variant: {result.detail}"
+        return result, {}
+
+    made, entry = cached_step(settings, "sweep-golden", digest("sweep-golden", source, versions()),
+                              golden, path=src_entry)
+    case_dir = entry if made.ok else src_entry
+    case = case_from_table(case_table(sweep, variant, program), sweep.path, case_dir,
+                           variant.case_id, require_golden=made.ok)
+    return case, made

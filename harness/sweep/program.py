@@ -1,0 +1,97 @@
+"""What a sweep's builder returns, and the pieces builders share.
+
+A builder (sweeps/<family>.py) is pure Python that never imports torch: `build(point)`
+returns a `Program` whose `source` is a whole, self-contained model.py (Model,
+example_inputs(), and dynamic_shapes() when dims are dynamic), exactly what a case
+directory holds. So a variant runs through the case's import, golden and stages, and
+`sweep --promote` only has to copy it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# The one per-dtype table of tolerances (atol, rtol, why): outputs are compared in the
+# dtype the program computes in. Selections (topk values, gathers) are exact anyway.
+TOLERANCES = {
+    "f32": (1e-5, 1e-5, ""),
+    "f16": (1e-2, 1e-2, ""),
+    "bf16": (6e-2, 2e-2, "bf16 keeps 8 bits of mantissa: one rounding step is 2^-8 relative"),
+    "i8": (0, 0, ""), "u8": (0, 0, ""), "i32": (0, 0, ""), "i64": (0, 0, ""), "bool": (0, 0, ""),
+}
+TORCH_DTYPES = {"f32": "torch.float32", "f16": "torch.float16", "bf16": "torch.bfloat16",
+                "i8": "torch.int8", "u8": "torch.uint8", "i32": "torch.int32", "i64": "torch.int64"}
+FLOATS = ("f32", "f16", "bf16")
+
+
+@dataclass(frozen=True)
+class Program:
+    source: str  # model.py
+    dtype: str  # of the outputs compared: picks the tolerances
+    outputs: tuple[dict, ...] = field(default=())  # [[compare.output]] rules (indices outputs)
+
+    def compare_table(self) -> dict:
+        atol, rtol, why = TOLERANCES[self.dtype]
+        table = {"atol": atol, "rtol": rtol, "output": [dict(o) for o in self.outputs]}
+        if why:
+            table["tolerance_reason"] = why
+        return table
+
+
+# Inlined into every generated model.py (a case reads nothing outside itself).
+VALUES_SOURCE = '''
+def values(shape, dtype, kind, seed):
+    """Seeded inputs that hit the hard cases. kind: random; ties (few distinct values);
+    extremes (+-inf, +-0 and the largest finite values for floats, the type's min and
+    max for integers). bf16 is held as the f32 values it rounds to (numpy has no bf16)."""
+    g = torch.Generator().manual_seed(seed)
+    n = 1
+    for s in shape:
+        n *= s
+    if dtype.is_floating_point:
+        if kind == "ties":
+            x = torch.randint(-3, 4, (n,), generator=g).to(torch.float32) / 2
+        else:
+            x = torch.randn(n, generator=g) * 4
+        if kind == "extremes" and n >= 2:
+            big = float(torch.finfo(dtype).max)
+            specials = torch.tensor([float("inf"), -float("inf"), 0.0, -0.0, big, -big])
+            where = torch.randperm(n, generator=g)[: min(n, len(specials))]
+            x[where] = specials[: len(where)]
+        x = x.reshape(shape).to(dtype)
+        return x.to(torch.float32) if dtype == torch.bfloat16 else x
+    info = torch.iinfo(dtype)
+    if kind == "ties":
+        lo, hi = max(info.min, -3), min(info.max, 3)
+    else:
+        lo, hi = max(info.min, -(2 ** 40)), min(info.max, 2 ** 40)
+    x = torch.randint(lo, hi + 1, (n,), generator=g, dtype=torch.int64)
+    if kind == "extremes" and n >= 2:
+        where = torch.randperm(n, generator=g)[:2]
+        x[where[0]], x[where[1]] = info.min, info.max
+    return x.to(dtype).reshape(shape)
+'''
+
+
+def model_source(doc: str, forward_args: list[str], body: list[str], inputs: list[str],
+                 dynamic: dict[str, dict[int, str]] | None = None, helpers: str = "",
+                 mins: dict[str, int] | None = None) -> str:
+    """A model.py: `forward(self, *forward_args)` runs `body`; example_inputs() returns
+    the expressions `inputs`; `dynamic` maps an argument to {dim: name} of dynamic dims,
+    each at least `mins[name]` (default 2: export specialises sizes 0 and 1)."""
+    lines = [f'"""{doc}"""', "import torch", "", VALUES_SOURCE.strip(), ""]
+    if helpers:
+        lines += [helpers.strip(), ""]
+    lines += ["", "class Model(torch.nn.Module):",
+              f"    def forward(self, {', '.join(forward_args)}):"]
+    lines += [f"        {line}" for line in body]
+    lines += ["", "", "def example_inputs():", f"    return ({', '.join(inputs)},)"]
+    if dynamic:
+        dims = sorted({name for per_arg in dynamic.values() for name in per_arg.values()})
+        lines += ["", "", "def dynamic_shapes():"]
+        lines += [f"    {d} = torch.export.Dim({d!r}, min={(mins or {}).get(d, 2)}, max=4096)"
+                  for d in dims]
+        spelled = ", ".join(f"{arg!r}: {{{', '.join(f'{k}: {v}' for k, v in per.items())}}}"
+                            for arg, per in dynamic.items())
+        lines += [f"    return {{{spelled}}}"]
+    return "\n".join(lines) + "\n"

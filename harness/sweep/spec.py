@@ -1,0 +1,270 @@
+"""A sweep: one family's space of programs, declared as data (sweeps/<family>.toml).
+
+    [sweep]   family, title, builder (the module beside it that turns a point into a
+              PyTorch program), strategy ("product", or "pairwise": every pair of axis
+              values in some variant), per (pairwise: axes whose every combination gets a
+              covering array of its own), sample (how many variants CI runs)
+    [axes]    name = [values]                 the grid
+    [[exclude]] when = {axis = [values]}, reason = "..."   points that are not programs
+    [matrix]  targets, and per target the levels (cpu/vulkan run O0-O3, hip/cuda O3)
+    [[expect]] as in a case.toml, plus where = {axis = [values]}: the variants it is about
+
+A variant is one point of the grid. Its id spells its axis values in sorted order
+(`dim=-1,dtype=f16,k=1`), so it is stable while the axes hold; its items are named
+`<family>::<variant>::<target>-<level>` like any case's (record.ItemRef).
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..case import FAMILIES, CaseError, _Reader
+from ..targets import OPT_LEVELS, TARGETS
+
+SWEEPS_DIR = Path("sweeps")
+STRATEGIES = ("product", "pairwise")
+Value = str | int | float | bool
+
+
+def spell(value: Value) -> str:
+    """An axis value as ids and TOML spell it (true, not True)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    when: dict[str, tuple[str, ...]]  # axis -> spelled values; all must hold
+    reason: str
+
+    def holds(self, point: dict[str, Value]) -> bool:
+        return all(spell(point[axis]) in values for axis, values in self.when.items() if axis in point)
+
+    def decided_by(self, point: dict[str, Value]) -> bool:
+        """Whether every axis it names is set in a (partial) point, and it holds."""
+        return all(axis in point for axis in self.when) and self.holds(point)
+
+
+@dataclass(frozen=True)
+class Variant:
+    family: str
+    point: tuple[tuple[str, Value], ...]  # (axis, value), sorted by axis
+
+    @property
+    def id(self) -> str:
+        return ",".join(f"{axis}={spell(value)}" for axis, value in self.point)
+
+    @property
+    def case_id(self) -> str:
+        """What records call its case: `<family>::<variant>`."""
+        return f"{self.family}::{self.id}"
+
+    def values(self) -> dict[str, Value]:
+        return dict(self.point)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    path: Path
+    family: str
+    title: str
+    builder: Path
+    axes: dict[str, tuple[Value, ...]]
+    exclusions: tuple[Exclusion, ...]
+    strategy: str
+    per: tuple[str, ...]
+    sample: int
+    levels: dict[str, tuple[str, ...]]  # target -> opt levels
+    expectations: tuple[dict, ...] = field(default=(), repr=False)  # [[expect]] tables
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return tuple(self.levels)
+
+    def variant(self, point: dict[str, Value]) -> Variant:
+        return Variant(self.family, tuple(sorted(point.items())))
+
+    def excluded(self, point: dict[str, Value]) -> Exclusion | None:
+        return next((e for e in self.exclusions if e.holds(point)), None)
+
+    def variants(self) -> list[Variant]:
+        """The grid, less its exclusions, in a stable order."""
+        if self.strategy == "product":
+            points = _product(self)
+        else:
+            points = []
+            for fixed in itertools.product(*(self.axes[a] for a in self.per)):
+                axes = {**self.axes, **{a: (v,) for a, v in zip(self.per, fixed)}}
+                points += _pairwise(replace(self, axes=axes))
+        return sorted({self.variant(p) for p in points}, key=lambda v: v.id)
+
+    def find(self, variant_id: str) -> Variant:
+        for v in self.variants():
+            if v.id == variant_id:
+                return v
+        raise CaseError(f"{self.path}: no variant {variant_id!r} in the {self.family} sweep")
+
+    def expectations_for(self, point: dict[str, Value]) -> list[dict]:
+        """The [[expect]] tables about this variant, without their `where`."""
+        found = []
+        for table in self.expectations:
+            where = table.get("where", {})
+            if all(spell(point.get(axis)) in [spell(v) for v in values] for axis, values in where.items()):
+                found.append({k: v for k, v in table.items() if k != "where"})
+        return found
+
+    def sample_of(self, n: int | None = None) -> list[Variant]:
+        """A fixed, stratified sample: every value of every axis appears at least once
+        (when the grid has it), then evenly spaced variants up to n."""
+        n = self.sample if n is None else n
+        every = self.variants()
+        chosen: dict[str, Variant] = {}
+        for axis, values in self.axes.items():
+            for value in values:
+                have = [v for v in every if spell(v.values()[axis]) == spell(value)]
+                if have and not any(spell(c.values()[axis]) == spell(value) for c in chosen.values()):
+                    pick = have[len(have) // 2]
+                    chosen[pick.id] = pick
+        step = max(1, len(every) // max(1, n - len(chosen))) if n > len(chosen) else 0
+        for v in every[::step] if step else ():
+            if len(chosen) >= n:
+                break
+            chosen.setdefault(v.id, v)
+        return sorted(chosen.values(), key=lambda v: v.id)
+
+
+def _product(sweep: Sweep) -> list[dict[str, Value]]:
+    names = list(sweep.axes)
+    points = [dict(zip(names, combo)) for combo in itertools.product(*sweep.axes.values())]
+    return [p for p in points if sweep.excluded(p) is None]
+
+
+def _pairwise(sweep: Sweep) -> list[dict[str, Value]]:
+    """A covering array of strength 2, built greedily and deterministically: each new
+    variant starts from the first pair not yet covered and fills the other axes with the
+    value that covers most new pairs. A pair no allowed variant can hold is dropped."""
+    names = list(sweep.axes)
+
+    def pairs_of(point):
+        keys = [(a, spell(point[a])) for a in names if a in point]
+        return {(x, y) for x, y in itertools.combinations(keys, 2)}
+
+    uncovered = {((a, spell(u)), (b, spell(w)))
+                 for a, b in itertools.combinations(names, 2)
+                 for u in sweep.axes[a] for w in sweep.axes[b]}
+    by_spelling = {a: {spell(v): v for v in sweep.axes[a]} for a in names}
+    points = []
+    while uncovered:
+        (a, u), (b, w) = min(uncovered)
+        point = {a: by_spelling[a][u], b: by_spelling[b][w]}
+        if any(e.decided_by(point) for e in sweep.exclusions):
+            uncovered.discard(((a, u), (b, w)))
+            continue
+        for axis in names:
+            if axis in point:
+                continue
+            best, gain = None, -1
+            for value in sweep.axes[axis]:
+                trial = {**point, axis: value}
+                if any(e.decided_by(trial) for e in sweep.exclusions):
+                    continue
+                new = len(pairs_of(trial) & uncovered)
+                if new > gain:
+                    best, gain = value, new
+            if best is None:
+                break
+            point[axis] = best
+        if len(point) < len(names):  # no allowed completion: this pair is never a program
+            uncovered.discard(((a, u), (b, w)))
+            continue
+        uncovered -= pairs_of(point)
+        points.append(point)
+    return points
+
+
+def load_sweep(path: Path) -> Sweep:
+    """Read and check a sweep spec; errors name the file and the field."""
+    path = Path(path).resolve()
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise CaseError(f"{path}: not valid TOML: {e}") from None
+    top = _Reader(path, data)
+    top.reject_unknown({"sweep", "axes", "exclude", "matrix", "expect"})
+    if "sweep" not in data:
+        raise top.error("sweep", "is required but missing")
+    head = top.sub("sweep")
+    head.reject_unknown({"family", "title", "builder", "strategy", "per", "sample"})
+    family = head.get("family", str, required=True)
+    if family not in FAMILIES or family == "other":
+        raise head.error("family", f"unknown family {family!r}; allowed: {', '.join(FAMILIES[:-1])}")
+    builder = head.file("builder", path.parent)
+    strategy = head.get("strategy", str, "product")
+    if strategy not in STRATEGIES:
+        raise head.error("strategy", f"unknown strategy {strategy!r}; allowed: {', '.join(STRATEGIES)}")
+
+    if "axes" not in data:
+        raise top.error("axes", "is required but missing")
+    axes_reader = top.sub("axes")
+    axes: dict[str, tuple[Value, ...]] = {}
+    for name in axes_reader.table:
+        values = axes_reader.get(name, list)
+        if not values:
+            raise axes_reader.error(name, "needs at least one value")
+        for i, v in enumerate(values):
+            if not isinstance(v, (str, int, float, bool)):
+                raise axes_reader.error(f"{name}[{i}]", f"must be a string, number or boolean, got {v!r}")
+            if any(c in spell(v) for c in ",=:[] "):
+                raise axes_reader.error(f"{name}[{i}]", f"{v!r}: ids cannot hold ',', '=', ':', brackets or spaces")
+        if len({spell(v) for v in values}) != len(values):
+            raise axes_reader.error(name, "values must be distinct")
+        axes[name] = tuple(values)
+
+    exclusions = []
+    for e in top.subs("exclude"):
+        e.reject_unknown({"when", "reason"})
+        when = e.sub("when")
+        scoped = {}
+        for axis in when.table:
+            if axis not in axes:
+                raise when.error(axis, f"no such axis; axes: {', '.join(axes)}")
+            raw = when.table[axis]
+            values = raw if isinstance(raw, list) else [raw]
+            known = {spell(v) for v in axes[axis]}
+            for v in values:
+                if spell(v) not in known:
+                    raise when.error(axis, f"{v!r} is not a value of the axis")
+            scoped[axis] = tuple(spell(v) for v in values)
+        exclusions.append(Exclusion(scoped, e.get("reason", str, required=True)))
+
+    matrix = top.sub("matrix") if "matrix" in data else _Reader(path, {}, "matrix")
+    matrix.reject_unknown(set(TARGETS))
+    levels = {}
+    for target in matrix.table:
+        levels[target] = matrix.str_list(target, allowed=OPT_LEVELS)
+    if not levels:
+        raise matrix.error("cpu", "name at least one target and its levels (cpu = [\"O0\", ...])")
+
+    expectations = []
+    for e in top.subs("expect"):
+        where = e.sub("where") if "where" in e.table else None
+        for axis in (where.table if where else {}):
+            if axis not in axes:
+                raise where.error(axis, f"no such axis; axes: {', '.join(axes)}")
+            if not isinstance(where.table[axis], list):
+                raise where.error(axis, "must be a list of values")
+        expectations.append(dict(e.table))
+
+    per = head.str_list("per", ())
+    for axis in per:
+        if axis not in axes:
+            raise head.error("per", f"no such axis {axis!r}; axes: {', '.join(axes)}")
+    return Sweep(path, family, head.get("title", str, required=True), builder, axes,
+                 tuple(exclusions), strategy, per, head.get("sample", int, 12), levels,
+                 tuple(expectations))
+
+
+def discover(root: Path = SWEEPS_DIR) -> list[Path]:
+    return sorted(Path(root).glob("*.toml"))
