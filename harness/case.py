@@ -310,6 +310,23 @@ def _tolerance(reader: _Reader, key: str, default: float) -> float:
     return value
 
 
+def read_expectations(top: _Reader, ir_names: list[str] = (), extra: set[str] = frozenset()) -> tuple[Expectation, ...]:
+    """The [[expect]] tables of `top` (a case.toml, or a sweep spec whose entries also
+    hold the `extra` keys, read by the caller)."""
+    expectations = []
+    for e in top.subs("expect"):
+        e.reject_unknown({"targets", "opt_levels", "ir", "compiler", "outcome", "match", "reason", *extra})
+        compiled = _regex(e, "match")
+        ir = e.str_list("ir", None, allowed=ir_names) if "ir" in e.table else None
+        expectations.append(Expectation(
+            outcome=_outcome(e, "outcome"),
+            reason=e.get("reason", str, required=True),
+            targets=e.str_list("targets", None, allowed=TARGETS) if "targets" in e.table else None,
+            opt_levels=e.str_list("opt_levels", None, allowed=OPT_LEVELS) if "opt_levels" in e.table else None,
+            ir_checks=ir, compiler=e.specifier("compiler"), match=compiled))
+    return tuple(expectations)
+
+
 def _history(top: _Reader, data: dict) -> History:
     hist = top.sub("history") if "history" in data else _Reader(top.manifest, {}, "history")
     hist.reject_unknown({"status", "bad_outcome", "bad_items", "bad_match", "measured", "window"})
@@ -458,17 +475,7 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
     if kind == "ir" and not ir_checks:
         raise top.error("ir", "an 'ir' case needs at least one [[ir]] check")
 
-    expectations = []
-    for e in top.subs("expect"):
-        e.reject_unknown({"targets", "opt_levels", "ir", "compiler", "outcome", "match", "reason"})
-        compiled = _regex(e, "match")
-        ir_names = e.str_list("ir", None, allowed=names) if "ir" in e.table else None
-        expectations.append(Expectation(
-            outcome=_outcome(e, "outcome"),
-            reason=e.get("reason", str, required=True),
-            targets=e.str_list("targets", None, allowed=TARGETS) if "targets" in e.table else None,
-            opt_levels=e.str_list("opt_levels", None, allowed=OPT_LEVELS) if "opt_levels" in e.table else None,
-            ir_checks=ir_names, compiler=e.specifier("compiler"), match=compiled))
+    expectations = read_expectations(top, names)
 
     history = _history(top, data)
 

@@ -259,17 +259,21 @@ def _families_markdown(families) -> str:
 
 
 def cmd_lint(args) -> int:
-    from .lint import latest_failures, lint_case
+    from .lint import latest_failures, lint_case, lint_sweep
+
+    from .sweep.spec import SWEEPS_DIR, discover as discover_sweeps
 
     manifests = [find_case(s).manifest for s in args.cases] if args.cases else discover(CASES_DIR)
+    sweeps = [] if args.cases else discover_sweeps(SWEEPS_DIR)
     failures = latest_failures(args.results)
     if not failures:
         print(f"lint: no failures in {args.results} to test matches against; "
               "generic matches are not checked")
     problems = [p for m in manifests for p in lint_case(m, failures)]
+    problems += [p for s in sweeps for p in lint_sweep(s, failures)]
     for p in problems:
         print(p)
-    print(f"lint: {len(manifests)} case(s), {len(problems)} problem(s)")
+    print(f"lint: {len(manifests)} case(s), {len(sweeps)} sweep(s), {len(problems)} problem(s)")
     return 1 if problems else 0
 
 

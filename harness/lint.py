@@ -53,27 +53,57 @@ def lint_case(manifest: Path, failures: list[ItemRecord]) -> list[Problem]:
     def problem(field: str, message: str):
         problems.append(Problem(where, field, message))
 
-    for i, e in enumerate(case.expectations):
-        f = f"expect[{i}]"
-        if e.match is None:
-            problem(f"{f}.match", f"missing: an expectation of {e.outcome} without the bug's message "
-                                  "turns any failure with that outcome into a known bug")
-        else:
-            other = next((r for r in failures if r.case != case.slug
-                          and e.match.search(r.failure_text())), None)
-            if other is not None:
-                problem(f"{f}.match", f"/{e.match.pattern}/ is generic: it also matches "
-                                      f"{other.key} ({other.outcome}) in the latest results")
-        if not str(e.compiler):
-            problem(f"{f}.compiler", "missing: scope the expectation to the releases measured")
-        if e.targets is None and e.ir_checks is None and case.kind != "ir":
-            problem(f"{f}.targets", "missing: name the targets (or ir checks) measured")
+    problems += [Problem(where, f, m) for f, m in
+                 _expectation_problems(case.expectations, lambda key: key.case == case.slug,
+                                       failures, case.kind == "ir")]
 
     for key, value in (("atol", case.atol), ("rtol", case.rtol)):
         if value > LOOSE_TOLERANCE and not case.tolerance_reason:
             problem(f"compare.{key}", f"{value:g} is above {LOOSE_TOLERANCE:g}: a loose tolerance "
                                       "hides wrong numbers; say why in compare.tolerance_reason")
     problems += [Problem(where, f, m) for f, m in _history_problems(case)]
+    return problems
+
+
+def _expectation_problems(expectations, own, failures: list[ItemRecord],
+                          ir_only: bool = False) -> list[tuple[str, str]]:
+    """(field, message) for each expectation too broad to trust; `own(ref)` says which
+    failures are the expectation's own (its case, or its sweep's variants)."""
+    found = []
+    for i, e in enumerate(expectations):
+        f = f"expect[{i}]"
+        if e.match is None:
+            found.append((f"{f}.match", f"missing: an expectation of {e.outcome} without the bug's "
+                                        "message turns any failure with that outcome into a known bug"))
+        else:
+            other = next((r for r in failures if not own(r.ref) and e.match.search(r.failure_text())), None)
+            if other is not None:
+                found.append((f"{f}.match", f"/{e.match.pattern}/ is generic: it also matches "
+                                            f"{other.key} ({other.outcome}) in the latest results"))
+        if not str(e.compiler):
+            found.append((f"{f}.compiler", "missing: scope the expectation to the releases measured"))
+        if e.targets is None and e.ir_checks is None and not ir_only:
+            found.append((f"{f}.targets", "missing: name the targets (or ir checks) measured"))
+    return found
+
+
+def lint_sweep(path: Path, failures: list[ItemRecord]) -> list[Problem]:
+    """A sweep spec: it loads (axes, exclusions, builder), and its expectations are as
+    precise as a case's: each with the bug's message, releases and targets."""
+    from .sweep.spec import load_sweep
+
+    try:
+        sweep = load_sweep(path)
+    except CaseError as e:
+        return [Problem(Path(path), "(load)", str(e))]
+    mine = f"{sweep.family}::"
+    problems = [Problem(sweep.path, f, m) for f, m in
+                _expectation_problems(sweep.parsed_expectations(), lambda key: key.case.startswith(mine),
+                                      failures)]
+    for i, table in enumerate(sweep.expectations):
+        if not table.get("where"):
+            problems.append(Problem(sweep.path, f"expect[{i}].where", "missing: name the variants "
+                                    "measured (axis = [values]); a sweep-wide expectation hides the family"))
     return problems
 
 

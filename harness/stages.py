@@ -132,13 +132,17 @@ def cached_step(settings: Settings, kind: str, key: str, build: Callable[[Path],
 
 # ---------------------------------------------------------------------------- import
 
-def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageResult, Path | None]:
-    """Run the case's PyTorch program once (cached): eager outputs, and its MLIR."""
+def torch_job_key(case: Case, import_mlir: bool) -> str:
     from .importers import versions  # cheap: reads package metadata only
 
+    return digest("torch-job", case.reference_program, [p.read_bytes() for p in npy_files(case.inputs_dir)],
+                  versions(), import_mlir, case.dynamic_shapes if import_mlir else "")
+
+
+def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageResult, Path | None]:
+    """Run the case's PyTorch program once (cached): eager outputs, and its MLIR."""
     program = case.reference_program
-    key = digest("torch-job", program, [p.read_bytes() for p in npy_files(case.inputs_dir)],
-                 versions(), import_mlir, case.dynamic_shapes if import_mlir else "")
+    key = torch_job_key(case, import_mlir)
     stage = "import" if import_mlir else "reference"
 
     def build(out: Path) -> Built:

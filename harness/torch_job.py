@@ -2,19 +2,23 @@
 crash is a recorded import failure and pytest workers never pay for `import torch`.
 
     python -m harness.torch_job PROGRAM.py INPUTS_DIR OUT_DIR [--import-mlir [--dynamic-shapes FN]]
-    python -m harness.torch_job PROGRAM.py --golden CASE_DIR
+    python -m harness.torch_job PROGRAM.py --golden CASE_DIR [--import-mlir [--dynamic-shapes FN]]
 
 writes OUT_DIR/eager<i>.npy (eager outputs on the stored inputs) and, with
 --import-mlir, OUT_DIR/model.mlir (iree-turbine export); with --golden, the program's
 example inputs and eager outputs as CASE_DIR/inputs/ and CASE_DIR/expected/ (a sweep
-variant's golden).
+variant's golden), and with --import-mlir too, what the import would then write as
+CASE_DIR/import/ (one PyTorch start-up for both).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from pathlib import Path
+
+import numpy as np
 
 
 def main(argv=None) -> int:
@@ -28,9 +32,19 @@ def main(argv=None) -> int:
                         help="the model.py function that gives the export's dynamic_shapes")
     args = parser.parse_args(argv)
     if args.golden is not None:
-        from .reference import write_golden
+        from .reference import save_arrays, write_golden
 
-        write_golden(args.program, args.golden)
+        _, outputs = write_golden(args.program, args.golden)
+        if args.import_mlir:
+            from .importers import export_mlir
+
+            try:
+                mlir = export_mlir(args.program, args.dynamic_shapes)
+            except Exception:  # the import stage runs it again and records its failure
+                traceback.print_exc()
+                return 0
+            save_arrays(args.golden / "import", "eager", [np.load(p) for p in outputs])
+            (args.golden / "import" / "model.mlir").write_text(mlir)
         return 0
     if args.out_dir is None:
         parser.error("INPUTS_DIR and OUT_DIR are required without --golden")

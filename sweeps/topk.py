@@ -24,11 +24,14 @@ def build(p: dict) -> Program:
     if op == "topk":
         k = min(KS[p["k"]], N - 2) if p["source"] == "slice" else KS[p["k"]]
         body.append(f"values, indices = torch.topk(x, {k}, dim={dim}, largest={largest}, sorted=True)")
-    elif op == "sort":
-        body.append(f"values, indices = torch.sort(x, dim={dim}, descending={largest}, stable=True)")
     else:
-        body.append(f"indices = torch.argsort(x, dim={dim}, descending={largest}, stable=True)")
-        body.append(f"values = torch.gather(x, {dim}, indices)")
+        # Passing stable at all picks the aten *.stable overload, a program of its own.
+        stable = ", stable=True" if p["stable"] else ""
+        if op == "sort":
+            body.append(f"values, indices = torch.sort(x, dim={dim}, descending={largest}{stable})")
+        else:
+            body.append(f"indices = torch.argsort(x, dim={dim}, descending={largest}{stable})")
+            body.append(f"values = torch.gather(x, {dim}, indices)")
     after = p["after"]
     if after == "slice":
         body.append(f"values, indices = values.narrow({dim}, 0, 1), indices.narrow({dim}, 0, 1)")

@@ -20,7 +20,7 @@ from ..importers import versions
 from ..outcomes import OK
 from ..process import display, run_bounded
 from ..record import StageResult
-from ..stages import Settings, cached_step, stage_from_process
+from ..stages import Settings, cached_step, stage_from_process, torch_job_key
 from .program import Program
 from .spec import Sweep, Variant
 
@@ -70,7 +70,9 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings) -> tuple[Cas
 
     def golden(out: Path):
         (out / "model.py").write_bytes(source)
-        argv = [settings.python, "-m", "harness.torch_job", out / "model.py", "--golden", out]
+        # The import too: the variant's items then find it cached (store_import).
+        argv = [settings.python, "-m", "harness.torch_job", out / "model.py", "--golden", out,
+                "--import-mlir"]
         result = stage_from_process("reference", run_bounded(argv, settings.import_bounds, cwd=ROOT),
                                     display(argv))
         if result.ok:
@@ -84,4 +86,16 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings) -> tuple[Cas
     case_dir = entry if made.ok else src_entry
     case = case_from_table(case_table(sweep, variant, program), sweep.path, case_dir,
                            variant.case_id, require_golden=made.ok)
+    if made.ok:
+        store_import(case, entry / "import", settings)
     return case, made
+
+
+def store_import(case: Case, made: Path, settings: Settings) -> None:
+    """The import the golden job wrote, stored where the import stage looks for it (the
+    key is the stage's own); an import that failed there is left for the stage to say."""
+    key = torch_job_key(case, import_mlir=True)
+    if not (made / "model.mlir").is_file() or settings.cache.lookup("torch", key):
+        return
+    files = {p.name: p.read_bytes() for p in made.iterdir() if p.is_file()}
+    settings.cache.store("torch", key, {"result": StageResult("import", OK).as_dict()}, files)

@@ -89,8 +89,9 @@ def model_source(doc: str, forward_args: list[str], body: list[str], inputs: lis
     if dynamic:
         dims = sorted({name for per_arg in dynamic.values() for name in per_arg.values()})
         lines += ["", "", "def dynamic_shapes():"]
-        lines += [f"    {d} = torch.export.Dim({d!r}, min={(mins or {}).get(d, 2)}, max=4096)"
-                  for d in dims]
+        # No max: a bounded dim is a program of its own (its stack buffers are sized by
+        # the bound), and the seeds' dims are unbounded.
+        lines += [f"    {d} = torch.export.Dim({d!r}, min={(mins or {}).get(d, 2)})" for d in dims]
         spelled = ", ".join(f"{arg!r}: {{{', '.join(f'{k}: {v}' for k, v in per.items())}}}"
                             for arg, per in dynamic.items())
         lines += [f"    return {{{spelled}}}"]

@@ -21,7 +21,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..case import FAMILIES, CaseError, _Reader
+from ..case import FAMILIES, CaseError, Expectation, _Reader, read_expectations
 from ..targets import OPT_LEVELS, TARGETS
 
 SWEEPS_DIR = Path("sweeps")
@@ -105,6 +105,10 @@ class Sweep:
             if v.id == variant_id:
                 return v
         raise CaseError(f"{self.path}: no variant {variant_id!r} in the {self.family} sweep")
+
+    def parsed_expectations(self) -> tuple[Expectation, ...]:
+        """Every [[expect]] as a case's Expectation (lint reads them so)."""
+        return read_expectations(_Reader(self.path, {"expect": list(self.expectations)}), extra={"where"})
 
     def expectations_for(self, point: dict[str, Value]) -> list[dict]:
         """The [[expect]] tables about this variant, without their `where`."""
@@ -247,6 +251,7 @@ def load_sweep(path: Path) -> Sweep:
     if not levels:
         raise matrix.error("cpu", "name at least one target and its levels (cpu = [\"O0\", ...])")
 
+    read_expectations(top, extra={"where"})  # each entry as a case's, errors named here
     expectations = []
     for e in top.subs("expect"):
         where = e.sub("where") if "where" in e.table else None

@@ -1,0 +1,200 @@
+"""Sweeps: the spec as data, the grid, ids, samples, lint, and variants run as items."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from harness.case import CaseError
+from harness.lint import lint_sweep
+from harness.record import ItemRecord, ItemRef, StageResult
+from harness.sweep.spec import load_sweep, spell
+from helpers import plugin_args, results_by_item
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BUILDER = '''
+from harness.sweep.program import Program, model_source
+
+
+def build(p):
+    body = ["return x * 1"] if p["op"] == "same" else ["return x + 0"]
+    inputs = [f"values([{p['n']}, 3], torch.float32, 'random', seed=0)"]
+    return Program(model_source(f"{p}", ["x"], body, inputs), dtype="f32")
+'''
+
+
+def write_sweep(root: Path, body: str, name: str = "tiny") -> Path:
+    folder = root / "sweeps"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.py").write_text(BUILDER)
+    path = folder / f"{name}.toml"
+    path.write_text(body)
+    return path
+
+
+HEAD = '''[sweep]
+family = "topk"
+title = "tiny"
+builder = "tiny.py"
+'''
+TINY = HEAD + '''
+[axes]
+op = ["same", "plus"]
+n = [2, 4]
+
+[matrix]
+cpu = ["O0", "O3"]
+'''
+
+
+@pytest.mark.harness
+@pytest.mark.parametrize("body, field", [
+    (TINY.replace('builder = "tiny.py"', 'builder = "../outside.py"'), "sweep.builder"),
+    (TINY.replace('n = [2, 4]', 'n = [2, 2]'), "axes.n"),
+    (TINY.replace('n = [2, 4]', 'n = ["a,b"]'), "axes.n[0]"),
+    (TINY + '[[exclude]]\nwhen = { size = 2 }\nreason = "x"\n', "exclude[0].when.size"),
+    (TINY + '[[exclude]]\nwhen = { n = 3 }\nreason = "x"\n', "exclude[0].when.n"),
+    (TINY + '[[exclude]]\nwhen = { n = 2 }\n', "exclude[0].reason"),
+    (TINY.replace('[sweep]', '[sweep]\nstrategy = "random"'), "sweep.strategy"),
+    (TINY + '[[expect]]\noutcome = "compile-oops"\nreason = "x"\n', "expect[0].outcome"),
+    (TINY + '[[expect]]\noutcome = "compile-fail"\nreason = "x"\nwhere = { size = [1] }\n',
+     "expect[0].where.size"),
+    (TINY.replace('cpu = ["O0", "O3"]', 'cpu = ["O9"]'), "matrix.cpu"),
+])
+def test_a_malformed_spec_names_its_file_and_field(tmp_path, body, field):
+    path = write_sweep(tmp_path, body)
+    with pytest.raises(CaseError) as e:
+        load_sweep(path)
+    assert str(path) in str(e.value) and f"'{field}'" in str(e.value), e.value
+
+
+@pytest.mark.harness
+def test_pairwise_covers_every_allowed_pair_and_never_an_excluded_point(tmp_path):
+    body = HEAD + '''strategy = "pairwise"
+[axes]
+a = [1, 2, 3, 4]
+b = ["x", "y", "z"]
+c = [true, false]
+d = ["p", "q", "r"]
+
+[[exclude]]
+when = { a = 1, b = "x" }
+reason = "not a program"
+
+[matrix]
+cpu = ["O0"]
+'''
+    sweep = load_sweep(write_sweep(tmp_path, body))
+    variants = sweep.variants()
+    points = [v.values() for v in variants]
+    assert all(not (p["a"] == 1 and p["b"] == "x") for p in points)
+    for (x, xs), (y, ys) in itertools.combinations(sweep.axes.items(), 2):
+        for u, w in itertools.product(xs, ys):
+            if {x: u, y: w} == {"a": 1, "b": "x"}:
+                continue
+            assert any(p[x] == u and p[y] == w for p in points), (x, u, y, w)
+    assert len(variants) < 4 * 3 * 2 * 3  # far fewer than the product
+    assert [v.id for v in sweep.variants()] == [v.id for v in variants]  # deterministic
+
+
+@pytest.mark.harness
+def test_ids_spell_sorted_axes_and_the_sample_holds_every_value(tmp_path):
+    sweep = load_sweep(write_sweep(tmp_path, TINY))
+    ids = [v.id for v in sweep.variants()]
+    assert ids == ["n=2,op=plus", "n=2,op=same", "n=4,op=plus", "n=4,op=same"]
+    assert sweep.variants()[0].case_id == "topk::n=2,op=plus"
+    sample = sweep.sample_of(2)
+    for axis, values in sweep.axes.items():
+        assert {spell(v) for v in values} <= {spell(s.values()[axis]) for s in sample}
+    assert spell(True) == "true"
+
+
+@pytest.mark.harness
+def test_item_refs_of_cases_and_variants():
+    assert ItemRef.parse("topk::k=1,dim=-1::cpu-O2") == ItemRef("topk::k=1,dim=-1", "cpu-O2")
+    assert ItemRef.of_nodeid("sweeps/topk.toml::dim=-1,k=1::cpu-O2") == ItemRef("topk::dim=-1,k=1", "cpu-O2")
+    assert ItemRef.of_nodeid("cases/topk-sigmoid/case.toml::cpu-O3") == ItemRef("topk-sigmoid", "cpu-O3")
+    assert ItemRef.of_nodeid("sweeps/topk.toml") == ItemRef("topk", "")
+    with pytest.raises(ValueError):
+        ItemRef.parse("no-item")
+
+
+@pytest.mark.harness
+def test_expectations_are_scoped_by_axis_values(tmp_path):
+    body = TINY + '''
+[[expect]]
+where = { op = ["plus"], n = [4] }
+targets = ["cpu"]
+compiler = ">=3.0"
+outcome = "compare-fail"
+match = "output 0"
+reason = "planted"
+'''
+    sweep = load_sweep(write_sweep(tmp_path, body))
+    assert sweep.expectations_for({"op": "plus", "n": 4})[0]["match"] == "output 0"
+    assert "where" not in sweep.expectations_for({"op": "plus", "n": 4})[0]
+    assert sweep.expectations_for({"op": "plus", "n": 2}) == []
+
+
+@pytest.mark.harness
+def test_lint_wants_a_match_a_where_and_no_generic_message(tmp_path):
+    body = TINY + '''
+[[expect]]
+targets = ["cpu"]
+compiler = ">=3.0"
+outcome = "compile-fail"
+reason = "planted: no match, no where"
+
+[[expect]]
+where = { op = ["plus"] }
+targets = ["cpu"]
+compiler = ">=3.0"
+outcome = "compile-fail"
+match = "error:"
+reason = "planted: generic"
+'''
+    path = write_sweep(tmp_path, body)
+    other = ItemRecord(case="some-case", item="cpu-O0", outcome="compile-fail", verdict="FAIL",
+                       stages=[StageResult("compile", "fail", "error: anything at all")])
+    fields = {p.field for p in lint_sweep(path, [other])}
+    assert {"expect[0].match", "expect[0].where", "expect[1].match"} <= fields
+    assert lint_sweep(ROOT / "sweeps" / "topk.toml", []) == []
+
+
+def test_variants_run_as_items_and_only_their_own_bug_is_expected(pytester, fake_tools, monkeypatch):
+    """A planted fault (every run gives wrong numbers): each variant's items FAIL, except
+    where an expectation with the bug's message covers the variant."""
+    body = TINY + '''
+[[expect]]
+where = { op = ["plus"], n = [4] }
+targets = ["cpu"]
+compiler = ">=3.0"
+outcome = "compare-fail"
+match = "output 0: 12/12 elements differ"
+reason = "planted"
+'''
+    write_sweep(pytester.path, body)
+    reports = pytester.path / "reports"
+    args = plugin_args(fake_tools, pytester.path / "cache", reports)
+    result = pytester.runpytest(*args, "sweeps", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*sweeps/tiny.toml::n=2,op=plus::cpu-O0"])
+    assert "tiny.py" not in result.stdout.str()  # the builder is not a test module
+    monkeypatch.setenv("FAKE_IREE_RUN_MODE", "wrong")
+    pytester.runpytest(*args, "sweeps")
+    _, items = results_by_item(reports)
+    assert len(items) == 8
+    verdicts = {k: r["verdict"] for k, r in items.items()}
+    assert verdicts["topk::n=4,op=plus::cpu-O0"] == "XFAIL"
+    assert verdicts["topk::n=2,op=plus::cpu-O3"] == "FAIL"  # 6 elements differ: not the bug
+    assert all(v == "FAIL" for k, v in verdicts.items() if "op=same" in k)
+    record = items["topk::n=2,op=same::cpu-O0"]
+    assert record["family"] == "topk" and [s["stage"] for s in record["stages"]] == \
+        ["import", "compile", "run", "compare"]
+    monkeypatch.setenv("FAKE_IREE_RUN_MODE", "identity")
+    pytester.runpytest(*args, "sweeps", "--no-iree-cache")  # runs are cached by module and inputs
+    _, items = results_by_item(reports)
+    assert items["topk::n=4,op=plus::cpu-O0"]["verdict"] == "XPASS"
+    assert items["topk::n=2,op=same::cpu-O0"]["verdict"] == "PASS"
