@@ -29,6 +29,7 @@ from .bug import Bug
 from .case import LOOSE_TOLERANCE, Case, CaseError, Expectation, load_case
 from .item import ItemId, bug_items
 from .record import ItemRecord
+from .sweep.spec import load_sweep
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,6 @@ def _expectation_problems(expectations, own, failures: list[ItemRecord],
 def lint_sweep(path: Path, failures: list[ItemRecord]) -> list[Problem]:
     """A sweep spec: it loads (axes, exclusions, builder), and its expectations are as
     precise as a case's: each with the bug's message, releases and targets."""
-    from .sweep.spec import load_sweep
-
     try:
         sweep = load_sweep(path)
     except CaseError as e:
@@ -100,8 +99,8 @@ def lint_sweep(path: Path, failures: list[ItemRecord]) -> list[Problem]:
     problems = [Problem(sweep.path, f, m) for f, m in
                 _expectation_problems(sweep.parsed_expectations(), lambda key: key.case.startswith(mine),
                                       failures)]
-    for i, table in enumerate(sweep.expectations):
-        if not table.get("where"):
+    for i, (where, _) in enumerate(sweep.expectations):
+        if not where:
             problems.append(Problem(sweep.path, f"expect[{i}].where", "missing: name the variants "
                                     "measured (axis = [values]); a sweep-wide expectation hides the family"))
     return problems

@@ -365,12 +365,15 @@ class CaseItem(pytest.Item):
     def ref(self) -> ItemRef:
         return ItemRef(self.case.slug, self.name)
 
+    def _about(self) -> dict:
+        """What a record says of the item's case, even when the item could not run."""
+        return {"title": self.case.title, "issues": list(self.case.issues), "family": self.case.family}
+
     def _harness_error(self, e: Exception) -> ItemRecord:
         return ItemRecord(
             case=self.ref.case, item=self.name, outcome=HARNESS_ERROR, verdict=ERROR,
-            message=f"{type(e).__name__}: {e}", title=self.case.title, target=self.target,
-            opt_level=self.opt_level, ir_check=self.check.name if self.check else None,
-            issues=list(self.case.issues), family=self.case.family, nodeid=self.nodeid)
+            message=f"{type(e).__name__}: {e}", target=self.target, opt_level=self.opt_level,
+            ir_check=self.check.name if self.check else None, nodeid=self.nodeid, **self._about())
 
     def runtest(self):
         try:
@@ -407,7 +410,7 @@ class CaseItem(pytest.Item):
             scratch = Path(tempfile.mkdtemp(prefix="retry-", dir=settings.cache.root))
             try:
                 again = replace(settings, cache=Cache(scratch))
-                outcomes.append(run_item(self.case, self._item_id, again).outcome)
+                outcomes.append(self._result(again).outcome)
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
         return outcomes
@@ -416,9 +419,13 @@ class CaseItem(pytest.Item):
     def _item_id(self) -> ItemId:
         return ItemId(self.target, self.opt_level, self.check.name if self.check else None)
 
+    def _result(self, settings: Settings, progress=None) -> ItemResult:
+        """The item run once with `settings` (the run's, or a retry's empty cache)."""
+        return run_item(self.case, self._item_id, settings, progress)
+
     def _run(self):
         settings = settings_for(self.config)
-        result = run_item(self.case, self._item_id, settings, _progress(self.config, self.nodeid))
+        result = self._result(settings, _progress(self.config, self.nodeid))
         return result, verdict(result, expectation_for(result, settings.toolchain.release))
 
     def repr_failure(self, excinfo, style=None):
@@ -473,41 +480,31 @@ class VariantNode(pytest.Collector):
 
 
 class SweepItem(CaseItem):
-    """A variant's item: made into a case when it first runs (cached), then run as one."""
+    """A variant's item: made into a case each time it runs (cached by program and torch
+    version, so a retry's empty cache makes it anew), then run as a case's item."""
 
     def __init__(self, *, sweep: Sweep, variant: Variant, target, opt_level, **kwargs):
-        pytest.Item.__init__(self, **kwargs)
+        pytest.Item.__init__(self, **kwargs)  # no case yet: it is made when the item runs
         self.sweep, self.variant = sweep, variant
         self.target, self.opt_level, self.check = target, opt_level, None
-        self._case = None
         for marker in (target, opt_level, "numeric", "sweep"):
             self.add_marker(marker)
-
-    @property
-    def case(self):
-        if self._case is None:
-            self._case, self._golden = materialize(self.sweep, self.variant, settings_for(self.config))
-        return self._case
 
     @property
     def ref(self) -> ItemRef:
         return ItemRef(self.variant.case_id, self.name)
 
-    def _harness_error(self, e: Exception) -> ItemRecord:
-        return ItemRecord(
-            case=self.ref.case, item=self.name, outcome=HARNESS_ERROR, verdict=ERROR,
-            message=f"{type(e).__name__}: {e}", title=f"{self.sweep.title}: {self.variant.id}",
-            target=self.target, opt_level=self.opt_level, family=self.sweep.family, nodeid=self.nodeid)
+    def _about(self) -> dict:
+        return {"title": f"{self.sweep.title}: {self.variant.id}", "family": self.sweep.family}
 
-    def _run(self):
-        case = self.case
-        if self._golden.ok:
-            return super()._run()
-        # No golden, no program to judge: the item ends on the reference stage.
-        settings = settings_for(self.config)
-        result = ItemResult(case, self.name, self.target, self.opt_level, None,
-                            settings.toolchain.compiler_version, [self._golden])
-        return result, verdict(result, expectation_for(result, settings.toolchain.release))
+    def _result(self, settings: Settings, progress=None) -> ItemResult:
+        if progress:
+            progress("reference")
+        case, golden = materialize(self.sweep, self.variant, settings)
+        if not golden.ok:  # no golden, no program to judge: the item ends on that stage
+            return ItemResult(case, self.name, self.target, self.opt_level, None,
+                              settings.toolchain.compiler_version, [golden])
+        return run_item(case, self._item_id, settings, progress)
 
 
 def pytest_unconfigure(config):

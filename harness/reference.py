@@ -17,14 +17,19 @@ from pathlib import Path
 import numpy as np
 
 
-def load_program(path: Path):
-    """Import a case's model.py / reference.py as a fresh module."""
-    path = Path(path)
-    name = f"iree_regress_case_{path.parent.name.replace('-', '_')}_{path.stem}"
+def load_module(path: Path, name: str):
+    """Import the file at `path` as a fresh module called `name`."""
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    return module
+
+
+def load_program(path: Path):
+    """Import a case's model.py / reference.py as a fresh module."""
+    path = Path(path)
+    module = load_module(path, f"iree_regress_case_{path.parent.name.replace('-', '_')}_{path.stem}")
     if not hasattr(module, "example_inputs"):
         raise AttributeError(f"{path}: defines no example_inputs()")
     if not (hasattr(module, "Model") or hasattr(module, "reference")):

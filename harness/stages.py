@@ -132,6 +132,13 @@ def cached_step(settings: Settings, kind: str, key: str, build: Callable[[Path],
 
 # ---------------------------------------------------------------------------- import
 
+def run_torch_job(stage: str, args: list, settings: Settings) -> StageResult:
+    """`python -m harness.torch_job ARGS` under the import bounds, as a stage's result."""
+    argv = [settings.python, "-m", "harness.torch_job", *args]
+    proc = run_bounded(argv, settings.import_bounds, cwd=Path(__file__).resolve().parent.parent)
+    return stage_from_process(stage, proc, display(argv))
+
+
 def torch_job_key(case: Case, import_mlir: bool) -> str:
     from .importers import versions  # cheap: reads package metadata only
 
@@ -146,11 +153,10 @@ def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageR
     stage = "import" if import_mlir else "reference"
 
     def build(out: Path) -> Built:
-        argv = [settings.python, "-m", "harness.torch_job", program, case.inputs_dir, out]
+        args = [program, case.inputs_dir, out]
         if import_mlir:
-            argv += ["--import-mlir", f"--dynamic-shapes={case.dynamic_shapes}"]
-        proc = run_bounded(argv, settings.import_bounds, cwd=Path(__file__).resolve().parent.parent)
-        result = stage_from_process(stage, proc, display(argv))
+            args += ["--import-mlir", f"--dynamic-shapes={case.dynamic_shapes}"]
+        result = run_torch_job(stage, args, settings)
         if result.ok and import_mlir and not (out / "model.mlir").is_file():
             result.status, result.detail = GARBAGE, "the import wrote no model.mlir"
         return result, ({p.name: p for p in out.iterdir()} if result.ok else {})

@@ -251,6 +251,6 @@ def test_compile_only_cells_say_why_and_known_bugs_are_listed_by_issue(results):
     assert "Known bugs by issue" in page and "New failures by signature" in page
 
 
-def test_every_cell_state_has_a_mark_and_a_label_of_its_own():
+def test_every_cell_state_has_a_mark_of_its_own():
     marks = [s.mark for s in CELL_STATES.values()]
     assert all(len(m) == 1 for m in marks) and len(set(marks)) == len(marks)

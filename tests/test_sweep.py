@@ -18,9 +18,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILDER = '''
 from harness.sweep.program import Program, model_source
 
+BODIES = {"same": ["return x * 1"], "plus": ["return x + 0"], "broken": ["raise ValueError('planted')"]}
+
 
 def build(p):
-    body = ["return x * 1"] if p["op"] == "same" else ["return x + 0"]
+    body = BODIES[p["op"]]
     inputs = [f"values([{p['n']}, 3], torch.float32, 'random', seed=0)"]
     return Program(model_source(f"{p}", ["x"], body, inputs), dtype="f32")
 '''
@@ -50,6 +52,14 @@ cpu = ["O0", "O3"]
 '''
 
 
+def expect(where: str, match: str = "", outcome: str = "compare-fail", reason: str = "planted") -> str:
+    """An [[expect]] entry on cpu from 3.0 on; `where` and `match` left out when empty."""
+    lines = ["", "[[expect]]", *([f"where = {{ {where} }}"] if where else []), 'targets = ["cpu"]',
+             'compiler = ">=3.0"', f'outcome = "{outcome}"', *([f"match = {match!r}"] if match else []),
+             f'reason = "{reason}"']
+    return "\n".join(lines) + "\n"
+
+
 @pytest.mark.harness
 @pytest.mark.parametrize("body, field", [
     (TINY.replace('builder = "tiny.py"', 'builder = "../outside.py"'), "sweep.builder"),
@@ -60,9 +70,10 @@ cpu = ["O0", "O3"]
     (TINY + '[[exclude]]\nwhen = { n = 2 }\n', "exclude[0].reason"),
     (TINY.replace('[sweep]', '[sweep]\nstrategy = "random"'), "sweep.strategy"),
     (TINY + '[[expect]]\noutcome = "compile-oops"\nreason = "x"\n', "expect[0].outcome"),
-    (TINY + '[[expect]]\noutcome = "compile-fail"\nreason = "x"\nwhere = { size = [1] }\n',
-     "expect[0].where.size"),
+    (TINY + expect("size = [1]"), "expect[0].where.size"),
+    (TINY + expect('op = ["pluss"]'), "expect[0].where.op"),
     (TINY.replace('cpu = ["O0", "O3"]', 'cpu = ["O9"]'), "matrix.cpu"),
+    (TINY + '[[exclude]]\nwhen = { n = [2, 4] }\nreason = "x"\n', "exclude"),
 ])
 def test_a_malformed_spec_names_its_file_and_field(tmp_path, body, field):
     path = write_sweep(tmp_path, body)
@@ -124,15 +135,7 @@ def test_item_refs_of_cases_and_variants():
 
 @pytest.mark.harness
 def test_expectations_are_scoped_by_axis_values(tmp_path):
-    body = TINY + '''
-[[expect]]
-where = { op = ["plus"], n = [4] }
-targets = ["cpu"]
-compiler = ">=3.0"
-outcome = "compare-fail"
-match = "output 0"
-reason = "planted"
-'''
+    body = TINY + expect('op = ["plus"], n = [4]', "output 0")
     sweep = load_sweep(write_sweep(tmp_path, body))
     assert sweep.expectations_for({"op": "plus", "n": 4})[0]["match"] == "output 0"
     assert "where" not in sweep.expectations_for({"op": "plus", "n": 4})[0]
@@ -141,21 +144,8 @@ reason = "planted"
 
 @pytest.mark.harness
 def test_lint_wants_a_match_a_where_and_no_generic_message(tmp_path):
-    body = TINY + '''
-[[expect]]
-targets = ["cpu"]
-compiler = ">=3.0"
-outcome = "compile-fail"
-reason = "planted: no match, no where"
-
-[[expect]]
-where = { op = ["plus"] }
-targets = ["cpu"]
-compiler = ">=3.0"
-outcome = "compile-fail"
-match = "error:"
-reason = "planted: generic"
-'''
+    body = (TINY + expect("", outcome="compile-fail", reason="planted: no match, no where")
+            + expect('op = ["plus"]', "error:", "compile-fail", "planted: generic"))
     path = write_sweep(tmp_path, body)
     other = ItemRecord(case="some-case", item="cpu-O0", outcome="compile-fail", verdict="FAIL",
                        stages=[StageResult("compile", "fail", "error: anything at all")])
@@ -167,15 +157,7 @@ reason = "planted: generic"
 def test_variants_run_as_items_and_only_their_own_bug_is_expected(pytester, fake_tools, monkeypatch):
     """A planted fault (every run gives wrong numbers): each variant's items FAIL, except
     where an expectation with the bug's message covers the variant."""
-    body = TINY + '''
-[[expect]]
-where = { op = ["plus"], n = [4] }
-targets = ["cpu"]
-compiler = ">=3.0"
-outcome = "compare-fail"
-match = "output 0: 12/12 elements differ"
-reason = "planted"
-'''
+    body = TINY + expect('op = ["plus"], n = [4]', "output 0: 12/12 elements differ")
     write_sweep(pytester.path, body)
     reports = pytester.path / "reports"
     args = plugin_args(fake_tools, pytester.path / "cache", reports)
@@ -198,3 +180,18 @@ reason = "planted"
     _, items = results_by_item(reports)
     assert items["topk::n=4,op=plus::cpu-O0"]["verdict"] == "XPASS"
     assert items["topk::n=2,op=same::cpu-O0"]["verdict"] == "PASS"
+
+
+def test_a_variant_pytorch_cannot_run_fails_on_its_reference_stage_even_when_retried(pytester, fake_tools):
+    """A planted fault in the program itself: no golden, so the item ends on the
+    reference stage, a FAIL (never a pass); a retry makes the variant anew and agrees."""
+    write_sweep(pytester.path, TINY.replace('op = ["same", "plus"]', 'op = ["broken"]')
+                .replace("n = [2, 4]", "n = [2]").replace('cpu = ["O0", "O3"]', 'cpu = ["O0"]'))
+    reports = pytester.path / "reports"
+    pytester.runpytest(*plugin_args(fake_tools, pytester.path / "cache", reports), "sweeps",
+                       "--retries", "1")
+    _, items = results_by_item(reports)
+    record = items["topk::n=2,op=broken::cpu-O0"]
+    assert (record["outcome"], record["verdict"]) == ("reference-fail", "FAIL")
+    assert "planted" in record["stages"][0]["log"]
+    assert record["attempts"] == ["reference-fail", "reference-fail"]

@@ -10,7 +10,6 @@ an item like any other.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -18,24 +17,20 @@ from ..cache import digest
 from ..case import Case, case_from_table
 from ..importers import versions
 from ..outcomes import OK
-from ..process import display, run_bounded
 from ..record import StageResult
-from ..stages import Settings, cached_step, stage_from_process, torch_job_key
+from ..reference import load_module
+from ..stages import Settings, cached_step, run_torch_job, torch_job_key
 from .program import Program
 from .spec import Sweep, Variant
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 FOUND_BY = "iree-regress sweep"
 
 
 def load_builder(sweep: Sweep):
-    """The sweep's builder module (imported once per process)."""
-    name = f"iree_regress_sweep_{sweep.family}"
+    """The sweep's builder module (imported once per process and file)."""
+    name = f"iree_regress_sweep_{sweep.family}_{digest(str(sweep.builder))}"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, sweep.builder)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
+        module = load_module(sweep.builder, name)
         if not callable(getattr(module, "build", None)):
             raise AttributeError(f"{sweep.builder}: defines no build(point)")
     return sys.modules[name]
@@ -71,10 +66,7 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings) -> tuple[Cas
     def golden(out: Path):
         (out / "model.py").write_bytes(source)
         # The import too: the variant's items then find it cached (store_import).
-        argv = [settings.python, "-m", "harness.torch_job", out / "model.py", "--golden", out,
-                "--import-mlir"]
-        result = stage_from_process("reference", run_bounded(argv, settings.import_bounds, cwd=ROOT),
-                                    display(argv))
+        result = run_torch_job("reference", [out / "model.py", "--golden", out, "--import-mlir"], settings)
         if result.ok:
             result.detail = "golden: PyTorch eager on the variant's example inputs"
             return result, {str(p.relative_to(out)): p for p in out.rglob("*") if p.is_file()}

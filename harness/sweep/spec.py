@@ -34,13 +34,22 @@ def spell(value: Value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+# Which points an exclusion (`when`) or an expectation (`where`) is about: axis -> the
+# spelled values it allows; a point is in it when each named axis it sets has one of them.
+Scope = dict[str, tuple[str, ...]]
+
+
+def in_scope(scope: Scope, point: dict[str, Value]) -> bool:
+    return all(spell(point[axis]) in values for axis, values in scope.items() if axis in point)
+
+
 @dataclass(frozen=True)
 class Exclusion:
-    when: dict[str, tuple[str, ...]]  # axis -> spelled values; all must hold
+    when: Scope  # all must hold
     reason: str
 
     def holds(self, point: dict[str, Value]) -> bool:
-        return all(spell(point[axis]) in values for axis, values in self.when.items() if axis in point)
+        return in_scope(self.when, point)
 
     def decided_by(self, point: dict[str, Value]) -> bool:
         """Whether every axis it names is set in a (partial) point, and it holds."""
@@ -77,7 +86,7 @@ class Sweep:
     per: tuple[str, ...]
     sample: int
     levels: dict[str, tuple[str, ...]]  # target -> opt levels
-    expectations: tuple[dict, ...] = field(default=(), repr=False)  # [[expect]] tables
+    expectations: tuple[tuple[Scope, dict], ...] = field(default=(), repr=False)  # (where, [[expect]])
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -108,16 +117,13 @@ class Sweep:
 
     def parsed_expectations(self) -> tuple[Expectation, ...]:
         """Every [[expect]] as a case's Expectation (lint reads them so)."""
-        return read_expectations(_Reader(self.path, {"expect": list(self.expectations)}), extra={"where"})
+        tables = [table for _, table in self.expectations]
+        return read_expectations(_Reader(self.path, {"expect": tables}), extra={"where"})
 
     def expectations_for(self, point: dict[str, Value]) -> list[dict]:
         """The [[expect]] tables about this variant, without their `where`."""
-        found = []
-        for table in self.expectations:
-            where = table.get("where", {})
-            if all(spell(point.get(axis)) in [spell(v) for v in values] for axis, values in where.items()):
-                found.append({k: v for k, v in table.items() if k != "where"})
-        return found
+        return [{k: v for k, v in table.items() if k != "where"}
+                for where, table in self.expectations if in_scope(where, point)]
 
     def sample_of(self, n: int | None = None) -> list[Variant]:
         """A fixed, stratified sample: every value of every axis appears at least once
@@ -229,19 +235,7 @@ def load_sweep(path: Path) -> Sweep:
     exclusions = []
     for e in top.subs("exclude"):
         e.reject_unknown({"when", "reason"})
-        when = e.sub("when")
-        scoped = {}
-        for axis in when.table:
-            if axis not in axes:
-                raise when.error(axis, f"no such axis; axes: {', '.join(axes)}")
-            raw = when.table[axis]
-            values = raw if isinstance(raw, list) else [raw]
-            known = {spell(v) for v in axes[axis]}
-            for v in values:
-                if spell(v) not in known:
-                    raise when.error(axis, f"{v!r} is not a value of the axis")
-            scoped[axis] = tuple(spell(v) for v in values)
-        exclusions.append(Exclusion(scoped, e.get("reason", str, required=True)))
+        exclusions.append(Exclusion(_scope(e.sub("when"), axes), e.get("reason", str, required=True)))
 
     matrix = top.sub("matrix") if "matrix" in data else _Reader(path, {}, "matrix")
     matrix.reject_unknown(set(TARGETS))
@@ -252,23 +246,37 @@ def load_sweep(path: Path) -> Sweep:
         raise matrix.error("cpu", "name at least one target and its levels (cpu = [\"O0\", ...])")
 
     read_expectations(top, extra={"where"})  # each entry as a case's, errors named here
-    expectations = []
-    for e in top.subs("expect"):
-        where = e.sub("where") if "where" in e.table else None
-        for axis in (where.table if where else {}):
-            if axis not in axes:
-                raise where.error(axis, f"no such axis; axes: {', '.join(axes)}")
-            if not isinstance(where.table[axis], list):
-                raise where.error(axis, "must be a list of values")
-        expectations.append(dict(e.table))
+    expectations = [(_scope(e.sub("where"), axes, lists_only=True) if "where" in e.table else {},
+                     dict(e.table)) for e in top.subs("expect")]
 
     per = head.str_list("per", ())
     for axis in per:
         if axis not in axes:
             raise head.error("per", f"no such axis {axis!r}; axes: {', '.join(axes)}")
-    return Sweep(path, family, head.get("title", str, required=True), builder, axes,
-                 tuple(exclusions), strategy, per, head.get("sample", int, 12), levels,
-                 tuple(expectations))
+    sweep = Sweep(path, family, head.get("title", str, required=True), builder, axes,
+                  tuple(exclusions), strategy, per, head.get("sample", int, 12), levels,
+                  tuple(expectations))
+    if not sweep.variants():  # a sweep that runs nothing must not read as a green one
+        raise top.error("exclude", "excludes every point of the grid: the sweep has no variant")
+    return sweep
+
+
+def _scope(reader: _Reader, axes: dict[str, tuple[Value, ...]], lists_only: bool = False) -> Scope:
+    """A `when` or `where` table: known axes, each with values of its own (a misspelt
+    value would scope the entry to nothing)."""
+    scope = {}
+    for axis, raw in reader.table.items():
+        if axis not in axes:
+            raise reader.error(axis, f"no such axis; axes: {', '.join(axes)}")
+        if lists_only and not isinstance(raw, list):
+            raise reader.error(axis, "must be a list of values")
+        known = {spell(v) for v in axes[axis]}
+        values = tuple(spell(v) for v in (raw if isinstance(raw, list) else [raw]))
+        for v in values:
+            if v not in known:
+                raise reader.error(axis, f"{v!r} is not a value of the axis")
+        scope[axis] = values
+    return scope
 
 
 def discover(root: Path = SWEEPS_DIR) -> list[Path]:
