@@ -18,6 +18,7 @@
     iree-regress expect --update [SLUG...] --from RESULTS [--write]
                                                    expectations rewritten from measured results
     iree-regress new-case SLUG --from-mlir F | --from-torch M.py:Class --issue owner/repo#N
+    iree-regress sweep list|expect ...              family sweeps (harness/sweep/command.py)
     iree-regress git-bisect-run CASE::ITEM --tools-dir DIR
                                                    exit 0 good / 1 bad / 125 skip, for `git bisect run`
 """
@@ -658,6 +659,9 @@ def main(argv=None) -> int:
                    help="with --from-mlir: reference.py (example_inputs(), reference()) for a numeric case")
     n.add_argument("--function", default=None, help="entry function (default: the first func)")
 
+    from .sweep.command import add_parser as add_sweep_parser, cmd_sweep
+
+    add_sweep_parser(sub)
     args, rest = parser.parse_known_args(argv)
     from .process import become_subreaper
 
@@ -669,7 +673,8 @@ def main(argv=None) -> int:
     commands = {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
             "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case,
             "report": cmd_report, "list": cmd_list, "lint": cmd_lint, "repro": cmd_repro, "run-bundle": cmd_run_bundle,
-            "triage": cmd_triage, "expect": cmd_expect, "history": cmd_history}
+            "triage": cmd_triage, "expect": cmd_expect, "history": cmd_history,
+            "sweep": cmd_sweep}
     try:
         return commands[args.command](args)
     except CaseError as e:  # a malformed case: its own message names file and field

@@ -99,10 +99,11 @@ def lint_sweep(path: Path, failures: list[ItemRecord]) -> list[Problem]:
     problems = [Problem(sweep.path, f, m) for f, m in
                 _expectation_problems(sweep.parsed_expectations(), lambda key: key.case.startswith(mine),
                                       failures)]
-    for i, (where, _) in enumerate(sweep.expectations):
-        if not where:
+    for i, (where, ids, _) in enumerate(sweep.expectations):
+        if not where and not ids:
             problems.append(Problem(sweep.path, f"expect[{i}].where", "missing: name the variants "
-                                    "measured (axis = [values]); a sweep-wide expectation hides the family"))
+                                    "measured (where = {axis = [values]} or variants = [ids]); a "
+                                    "sweep-wide expectation hides the family"))
     return problems
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # ------------------------------------------------------------------ stage statuses
-STAGES = ("import", "compile", "run", "reference", "compare", "ir")
+STAGES = ("import", "compile", "configure", "run", "reference", "compare", "ir")
 OK, SKIPPED = "ok", "skip"
 FAILED, CRASHED, TIMED_OUT, OUT_OF_MEMORY, GARBAGE = "fail", "crash", "timeout", "oom", "garbage"
 FAILING_STATUSES = (FAILED, CRASHED, TIMED_OUT, OUT_OF_MEMORY, GARBAGE)

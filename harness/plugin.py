@@ -70,6 +70,9 @@ def pytest_addoption(parser):
                      "or ~/.cache/iree-regress)")
     g.addoption("--no-iree-cache", action="store_true",
                 help="ignore cached imports/compiles/runs (results are still written)")
+    g.addoption("--iree-compile-flag", action="append", default=[], metavar="FLAG",
+                help="one more iree-compile flag for every compile (repeatable): what does a "
+                     "flag change? (report --previous against a run without it)")
     g.addoption("--compile-timeout", type=float, default=300.0,
                 help="seconds before one iree-compile is killed and recorded as a timeout")
     g.addoption("--compile-memory-mb", type=float, default=8192.0,
@@ -160,6 +163,7 @@ def settings_for(config) -> Settings:
             run_bounds=Bounds(config.getoption("run_timeout"), config.getoption("compile_memory_mb")),
             target_options=targets.TargetOptions(tuple(
                 (row.name, config.getoption(row.arch_option)) for row in targets.ROWS if row.arch_option)),
+            extra_flags=tuple(config.getoption("iree_compile_flag")),
         )
     return config.stash[_SETTINGS_KEY]
 

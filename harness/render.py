@@ -64,7 +64,8 @@ def markdown(model: ReportModel) -> str:
         out += [f"- new failures: {len(d.new_failures)}", f"- unexpected passes: {len(d.unexpected_passes)}",
                 f"- errors (not loaded, harness, worker): {len(d.errors)}",
                 f"- vanished items: {len(d.gone)}",
-                f"- new passes: {len(d.new_passes)}", f"- compile-time changes: {len(d.time_changes)}", ""]
+                f"- new passes: {len(d.new_passes)}", f"- compile-time changes: {len(d.time_changes)}",
+                f"- attention configuration changes: {len(d.config_changes)}", ""]
         for title, items in (("New failures", d.new_failures), ("Unexpected passes", d.unexpected_passes),
                              ("Errors", d.errors), ("New passes", d.new_passes)):
             if items:
@@ -74,6 +75,11 @@ def markdown(model: ReportModel) -> str:
         if d.time_changes:
             out += ["### Compile time", ""] + [f"- `{c.key}` {c.before:.1f} s -> {c.after:.1f} s "
                                                 f"({c.ratio:.2f}x)" for c in d.time_changes] + [""]
+        if d.config_changes:
+            out += ["### Attention configuration changes (information, not failures)", "",
+                    "| item | dispatch | field | before | after |", "|---|---|---|---|---|"]
+            out += [f"| `{_md(c.key)}` | {_md(c.dispatch)} | {c.field} | {_md(c.before)} | {_md(c.after)} |"
+                    for c in d.config_changes] + [""]
     cols = model.columns
     out += ["## Matrix", "", "| case | " + " | ".join(cols) + (" | ir |" if model.has_ir else " |"),
             "|---" * (len(cols) + 1 + model.has_ir) + "|"]
@@ -261,6 +267,12 @@ def html_page(model: ReportModel) -> str:
             parts.append(f"<li><b>{title}</b> ({len(keys)}): {names}</li>")
         changes = ", ".join(_e(f"{c.key} {c.before:.1f}s→{c.after:.1f}s") for c in d.time_changes) or "none"
         parts.append(f"<li><b>Compile-time changes</b> ({len(d.time_changes)}): {changes}</li></ul>")
+        if d.config_changes:
+            parts.append("<h3>Attention configuration changes (information, not failures)</h3><table>"
+                         "<tr><th>item</th><th>dispatch</th><th>field</th><th>before</th><th>after</th></tr>"
+                         + "".join(f"<tr><td>{_e(c.key)}</td><td>{_e(c.dispatch)}</td><td>{_e(c.field)}</td>"
+                                   f"<td>{_e(c.before)}</td><td>{_e(c.after)}</td></tr>" for c in d.config_changes)
+                         + "</table>")
 
     details = _detail_groups(model)
     anchor_of = {item.key: anchor for anchor, items in details for item in items}

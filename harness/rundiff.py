@@ -9,13 +9,15 @@ Items are matched by case + item name. What fails a nightly (`gate_failures`):
   * a flaky item: one that gave two outcomes when retried (--retries), both shown.
 An item under a live quarantine (quarantine.py) is shown apart and does not gate.
 Compile times are compared where both runs measured a compile, and listed past a
-threshold (not gating).
+threshold (not gating). So are the configurations IREE picked for attention dispatches on
+GPU targets (harness/configuration.py): a change is information, not a failure.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .configuration import changes as configuration_changes
 from .outcomes import ERROR, FAIL, PASS, XPASS, is_failure
 from .record import ItemRecord
 
@@ -32,6 +34,20 @@ class TimeChange:
 
 
 @dataclass
+class ConfigChange:
+    key: str  # the item
+    dispatch: str
+    field: str  # pipeline, workgroup_size, lowering_config, qk, pv, mma, or "(dispatch)"
+    before: str
+    after: str
+
+
+def _configurations(item: ItemRecord) -> list[dict] | None:
+    stage = item.stage("configure")
+    return stage.data.get("configurations") if stage else None
+
+
+@dataclass
 class RunDiff:
     new_failures: list[ItemRecord] = field(default_factory=list)
     new_passes: list[ItemRecord] = field(default_factory=list)
@@ -40,6 +56,7 @@ class RunDiff:
     gone: list[str] = field(default_factory=list)  # in the previous run, not in this one
     flaky: list[ItemRecord] = field(default_factory=list)  # disagreed with itself on retry
     time_changes: list[TimeChange] = field(default_factory=list)
+    config_changes: list[ConfigChange] = field(default_factory=list)  # not gating
 
     @property
     def regressed(self) -> bool:
@@ -80,6 +97,10 @@ def diff_runs(previous: list[ItemRecord], current: list[ItemRecord], time_ratio:
                 change = TimeChange(item.key, t0, t1)
                 if change.ratio >= time_ratio or change.ratio <= 1 / time_ratio:
                     result.time_changes.append(change)
+            was_configured, configured = _configurations(old), _configurations(item)
+            if was_configured is not None and configured is not None:
+                result.config_changes += [ConfigChange(item.key, *c)
+                                          for c in configuration_changes(was_configured, configured)]
     current_keys = {i.key for i in current}
     # A case that failed to load now shows as its "(collect)" error, but its items are
     # still gone: both count.

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from .case import Case, Expectation, IrCheck
 from .outcomes import FAIL, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME, SKIPPED, XFAIL, XPASS
 from .record import ItemRecord, StageResult, compile_only, failing_stage, failure_text, outcome_of
-from .stages import (Settings, compare_stage, compile_flags, compile_stage, import_stage, ir_stage,
-                     run_stage)
+from .stages import (Settings, compare_stage, compile_flags, compile_stage, configure_stage, import_stage,
+                     ir_stage, run_stage)
+from .targets import records_configurations
 
 
 @dataclass
@@ -81,9 +82,17 @@ def run_matrix_item(case: Case, target: str, opt_level: str, settings: Settings,
     if not imported.ok:
         return item
     progress("compile")
-    compiled, vmfb = compile_stage(mlir, compile_flags(case, target, opt_level, settings), settings)
+    compiled, vmfb = compile_stage(mlir, compile_flags(case, target, opt_level, settings), settings,
+                                   configurations=records_configurations(target))
     item.stages.append(compiled)
-    if not compiled.ok or case.kind == "compile":
+    if not compiled.ok:
+        return item
+    configured = configure_stage(mlir, compiled, vmfb, settings)
+    if configured is not None:
+        item.stages.append(configured)
+        if not configured.ok:
+            return item
+    if case.kind == "compile":
         return item
     progress("run")
     ran, outputs = run_stage(case, target, vmfb, settings)

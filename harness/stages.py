@@ -1,4 +1,4 @@
-"""The stages of one item: import -> compile -> run -> compare, or ir.
+"""The stages of one item: import -> compile [-> configure] -> run -> compare, or ir.
 
 Each stage returns a StageResult; none raises for a tool's failure. A tool that
 crashes, hangs, runs out of memory or writes something unreadable becomes a result
@@ -24,6 +24,7 @@ from . import targets, vulkan_layer
 from .cache import Cache, digest, read_meta
 from .case import Case, IrCheck
 from .compare import compare_outputs
+from .configuration import ATTENTION_OP, has_attention, left_after_strip, read_configurations
 from .outcomes import CRASHED, FAILED, GARBAGE, OK, OUT_OF_MEMORY, SKIPPED, TIMED_OUT
 from .process import Bounds, ProcessResult, crash_message, display, first_frame, last_diagnostic, run_bounded
 from .record import StageResult
@@ -45,6 +46,7 @@ class Settings:
     import_bounds: Bounds = Bounds(timeout_s=300, memory_mb=8192)
     target_options: targets.TargetOptions = targets.TargetOptions()
     python: str = sys.executable  # runs the torch job
+    extra_flags: tuple[str, ...] = ()  # --iree-compile-flag: added to every compile
 
 
 def _tool_name(settings: Settings, path: Path) -> str:
@@ -178,7 +180,7 @@ def import_stage(case: Case, settings: Settings) -> tuple[StageResult, Path | No
 def compile_flags(case: Case, target: str, opt_level: str, settings: Settings) -> list[str]:
     flags = targets.compile_flags(target, opt_level, settings.toolchain.release,
                                   settings.target_options)
-    return flags + list(case.flags) + list(case.target_flags.get(target, ()))
+    return flags + list(case.flags) + list(case.target_flags.get(target, ())) + list(settings.extra_flags)
 
 
 def is_vmfb(path: Path) -> bool:
@@ -190,25 +192,84 @@ def is_vmfb(path: Path) -> bool:
     return any(head[at:at + len(magic)] == magic for at, magic in _VMFB_MAGICS)
 
 
-def compile_stage(mlir: Path, flags: list[str], settings: Settings) -> tuple[StageResult, Path | None]:
+def compile_stage(mlir: Path, flags: list[str], settings: Settings,
+                  configurations: bool = False) -> tuple[StageResult, Path | None]:
+    """configurations: also dump each executable after strategy selection and keep the
+    attention ones' configurations (data["configurations"], files under configurations/);
+    the dump is not part of the command shown, which stays the user's."""
     tc = settings.toolchain
     host = targets.host_cpu_id() if targets.uses_host_cpu(flags) else ""
-    key = digest("compile", mlir, flags, tc.fingerprint(), host)
+    dumps = configurations and targets.config_dump_flag(tc.release, Path()) is not None
+    key = digest("compile", mlir, flags, tc.fingerprint(), host, "configurations" if dumps else "")
     shown = display([_tool_name(settings, tc.compile), mlir, *flags, "-o", "module.vmfb"])
 
     def build(out: Path) -> Built:
         vmfb = out / "module.vmfb"
-        proc = run_bounded([tc.compile, mlir, *flags, "-o", vmfb], settings.compile_bounds)
+        dump = out / "configurations"
+        extra = [targets.config_dump_flag(tc.release, dump)] if dumps else []
+        proc = run_bounded([tc.compile, mlir, *flags, *extra, "-o", vmfb], settings.compile_bounds)
         result = stage_from_process("compile", proc, shown)
-        if result.ok:
-            problem, result.data = check_module(vmfb, tc, settings.run_bounds)
-            if problem:
-                result.status, result.detail = GARBAGE, f"iree-compile exited 0 but {problem}"
-        return result, ({"module.vmfb": vmfb} if result.ok else {})
+        if not result.ok:
+            return result, {}
+        problem, result.data = check_module(vmfb, tc, settings.run_bounds)
+        if problem:
+            result.status, result.detail = GARBAGE, f"iree-compile exited 0 but {problem}"
+            return result, {}
+        files = {"module.vmfb": vmfb}
+        if dumps:
+            result.data["configurations"] = read_configurations(dump)
+            files.update({f"configurations/{p.name}": p for p in sorted(dump.glob("*.mlir"))
+                          if ATTENTION_OP.search(p.read_text(errors="replace"))})
+        return result, files
 
     result, entry = cached_step(settings, "compile", key, build, shown=shown, path=mlir,
                                 meta={"flags": flags})
     return result, (entry / "module.vmfb") if result.ok else None
+
+
+def configure_stage(mlir: Path, compiled: StageResult, vmfb: Path, settings: Settings) -> StageResult | None:
+    """What IREE configured for the attention dispatches of a GPU compile: recorded
+    (data["configurations"]); a failure when the source computes attention and no
+    attention dispatch was configured, or when the tuner's strip pass leaves a tuning
+    attribute on the attention op (iree-org/iree#20053). None where there is nothing
+    to say (no attention, or a release without the dump)."""
+    configs = compiled.data.get("configurations")
+    if configs is None or (not configs and not has_attention(mlir.read_text(errors="replace"))):
+        return None
+    result = StageResult("configure", OK, data={"configurations": configs})
+    if not configs:
+        result.status = FAILED
+        result.detail = ("the program computes attention, but no dispatch holds a configured "
+                         "attention op (iree_linalg_ext.attention became something else)")
+        return result
+    strip = targets.strip_compilation_info_flag(settings.toolchain.release)
+    for dumped in sorted((vmfb.parent / "configurations").glob("*.mlir")) if strip else ():
+        stripped = _stripped(dumped, strip, settings)
+        if isinstance(stripped, StageResult):
+            return stripped
+        left = left_after_strip(stripped)
+        if left:
+            result.status = FAILED
+            result.detail = (f"{strip} left {', '.join(left)} on the attention op of "
+                             f"{dumped.stem} (the tuner's strip pass must remove them: iree-org/iree#20053)")
+            result.command = display([_tool_name(settings, settings.toolchain.opt), dumped.name, strip])
+            return result
+    return result
+
+
+def _stripped(dumped: Path, strip: str, settings: Settings) -> str | StageResult:
+    """The executable after the strip pass (cached), or the stage result of its failure."""
+    tc = settings.toolchain
+    shown = display([_tool_name(settings, tc.opt), dumped.name, strip])
+
+    def build(out: Path) -> Built:
+        proc = run_bounded([tc.opt, dumped, strip], settings.compile_bounds, stdout_path=out / "stripped.mlir")
+        result = stage_from_process("configure", proc, shown)
+        return result, ({"stripped.mlir": out / "stripped.mlir"} if result.ok else {})
+
+    result, entry = cached_step(settings, "configure", digest("strip", dumped, strip, tc.fingerprint()),
+                                build, shown=shown, path=dumped)
+    return (entry / "stripped.mlir").read_text(errors="replace") if result.ok else result
 
 
 # An executable's entry point as iree-dump-module lists it in .rodata: `main_dispatch_0_...`.

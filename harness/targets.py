@@ -37,6 +37,18 @@ OPT_LEVEL_FLAG: Spellings = (
 )
 
 
+# GPU compiles dump each executable after strategy selection (harness/configuration.py).
+CONFIG_DUMP_FLAG: Spellings = (
+    (Version("3.0.0"), "--iree-hal-dump-executable-configurations-to={dir}"),
+    (Version("0"), None),
+)
+# The tuner's pass that strips tuning attributes (absent in 2.9.0).
+STRIP_COMPILATION_INFO_FLAG: Spellings = (
+    (Version("3.0.0"), "--iree-codegen-strip-compilation-info"),
+    (Version("0"), None),
+)
+
+
 @dataclass(frozen=True)
 class Target:
     """One column of the matrix. Adding a target (another chip, another backend) is
@@ -99,6 +111,20 @@ def _spelling(table, release: Version):
         if release >= first:
             return spelling
     return None
+
+
+def records_configurations(target: str) -> bool:
+    """GPU targets: the configuration chosen per attention dispatch is recorded."""
+    return BY_NAME[target].driver in ("hip", "cuda")
+
+
+def config_dump_flag(release: Version, folder: Path) -> str | None:
+    spelling = _spelling(CONFIG_DUMP_FLAG, release)
+    return spelling.format(dir=folder) if spelling else None
+
+
+def strip_compilation_info_flag(release: Version) -> str | None:
+    return _spelling(STRIP_COMPILATION_INFO_FLAG, release)
 
 
 def opt_level_supported(release: Version) -> bool:

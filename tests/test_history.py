@@ -95,7 +95,14 @@ def test_the_measured_message_is_specific():
     assert not re.search(pattern, "output 1: 64/64 elements differ (atol=1e-05, rtol=1e-05); max abs err 0.5,")
     assert not re.search(pattern, "output 1: 12/64 elements differ (atol=1e-05, rtol=1e-05); max abs err 100.5,")
     errors = [result("compile-fail", "exit code 1: /x/m.mlir:3:5: error: failed to bufferize op %3")]
-    assert derive_match(errors) == re.escape("failed to bufferize op")
+    assert derive_match(errors) == "failed to bufferize op"
+    # a diagnostic that starts with the op it is about keeps it (it is the specific part)
+    quoted = [result("compile-fail", "exit code 1: /x/m.mlir:9:10: error: 'tensor.expand_shape' op "
+                                     "invalid dimension 3 for %12 of type 'tensor<?x4xf32>'")]
+    pattern = derive_match(quoted)
+    assert pattern == r"'tensor\.expand_shape' op invalid dimension \d+ for %[\w.$-]+ of type 'tensor"
+    assert re.search(pattern, quoted[0].failure_text())
+    assert not re.search(pattern, "error: 'tensor.collapse_shape' op invalid dimension 3 for %1")
 
 
 # ------------------------------------------- prove, scan, bisect, git-bisect-run agree

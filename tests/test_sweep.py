@@ -142,6 +142,43 @@ def test_expectations_are_scoped_by_axis_values(tmp_path):
     assert sweep.expectations_for({"op": "plus", "n": 2}) == []
 
 
+def test_expectations_scoped_by_variant_id_and_a_misspelt_id_refused(tmp_path):
+    body = TINY + expect("", "output 0").replace("[[expect]]", '[[expect]]\nvariants = ["n=4,op=plus"]')
+    sweep = load_sweep(write_sweep(tmp_path, body))
+    assert [e["match"] for e in sweep.expectations_for({"op": "plus", "n": 4})] == ["output 0"]
+    assert sweep.expectations_for({"op": "same", "n": 4}) == []
+    assert "variants" not in sweep.expectations_for({"op": "plus", "n": 4})[0]
+    with pytest.raises(CaseError, match=r"expect\[0\]\.variants: 'n=4,op=pluss' is not a variant"):
+        load_sweep(write_sweep(tmp_path, body.replace("n=4,op=plus", "n=4,op=pluss")))
+
+
+def test_drafted_expectations_are_exact_and_read_back(tmp_path):
+    """`sweep expect` drafts: one entry per exact product of variants x targets x levels,
+    with the failure's own message; appended, they load and scope to those variants only."""
+    from harness.sweep.draft import drafts
+
+    path = write_sweep(tmp_path, TINY)
+    sweep = load_sweep(path)
+
+    def failed(variant, level, text="error: 'tensor.expand_shape' op invalid dimension 3"):
+        return ItemRecord(case=f"topk::{variant}", item=f"cpu-{level}", outcome="compile-fail", verdict="FAIL",
+                          target="cpu", opt_level=level, compiler="3.13.0rc20261016",
+                          stages=[StageResult("compile", "fail", f"exit code 1: /x/m.mlir:1:2: {text}")])
+
+    records = [failed("n=4,op=plus", "O0"), failed("n=4,op=plus", "O3"), failed("n=2,op=plus", "O0"),
+               ItemRecord(case="topk::n=2,op=same", item="cpu-O0", outcome="pass", verdict="PASS")]
+    blocks = drafts(sweep, records)
+    assert len(blocks) == 2
+    both = next(b for b in blocks if "n=4,op=plus" in b)
+    one = next(b for b in blocks if "n=2,op=plus" in b)
+    assert "opt_levels" not in both and 'opt_levels = ["O0"]' in one
+    assert all('match = "\x27tensor\\\\.expand_shape\x27 op invalid dimension"' in b for b in blocks)
+    path.write_text(path.read_text() + "\n" + "\n".join(blocks))
+    again = load_sweep(path)
+    assert [e["opt_levels"] for e in again.expectations_for({"op": "plus", "n": 2})] == [["O0"]]
+    assert again.expectations_for({"op": "same", "n": 2}) == []
+
+
 @pytest.mark.harness
 def test_lint_wants_a_match_a_where_and_no_generic_message(tmp_path):
     body = (TINY + expect("", outcome="compile-fail", reason="planted: no match, no where")
@@ -151,7 +188,8 @@ def test_lint_wants_a_match_a_where_and_no_generic_message(tmp_path):
                        stages=[StageResult("compile", "fail", "error: anything at all")])
     fields = {p.field for p in lint_sweep(path, [other])}
     assert {"expect[0].match", "expect[0].where", "expect[1].match"} <= fields
-    assert lint_sweep(ROOT / "sweeps" / "topk.toml", []) == []
+    for spec in sorted((ROOT / "sweeps").glob("*.toml")):
+        assert lint_sweep(spec, []) == [], spec.name
 
 
 def test_variants_run_as_items_and_only_their_own_bug_is_expected(pytester, fake_tools, monkeypatch):

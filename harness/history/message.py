@@ -4,9 +4,10 @@ from other failures with the same outcome (harness/bug.py matches it).
   wrong numbers   which outputs differ, every mismatch count measured and the decade
                   of the largest error: "output 0: (12|16)/64 elements differ...; max abs
                   err (0\\.[1-9]\\d*)" (a golden moved by a new miscompile does not match)
-  a diagnostic    its first error line without locations, numbers or SSA names
+  a diagnostic    its first error line without locations, its numbers and SSA names
+                  matched by class, quoted op names kept
   FileCheck       the check file and line that failed
-  a crash         its signal
+  a crash         its signal and the function it died in
 Results with several outcomes (wrong numbers on the matrix, a failing IR check) give
 one alternative each.
 """
@@ -70,26 +71,80 @@ def derive_match(results) -> str | None:
     lines = [_error_line(r.failure_text()) for r in results]
     common = lines[0]
     if common and all(common == line for line in lines):
-        return re.escape(common)
+        return common
     return None
 
 
 _FILECHECK = re.compile(r"([\w.-]+\.mlir:\d+): error: ([^\"(]*)")
-_SIGNAL = re.compile(r"crashed \((SIG[A-Z]+)\)")
+_SIGNAL = re.compile(r"crashed \((SIG[A-Z]+)\)(?:: at (.+))?")
 
 
 def _error_line(text: str) -> str:
-    """The diagnostic itself: after 'error: ', without locations, numbers or SSA names;
-    a FileCheck failure by its check file and line; a crash by its signal."""
+    """The diagnostic itself, as a regex: after 'error: ', without locations; quoted op
+    and pass names kept (the most specific part), numbers, SSA values and symbols
+    matched by class; cut before type and attribute dumps. A FileCheck failure by its
+    check file and line; a crash by its signal."""
     if text.startswith("FileCheck:"):
         m = _FILECHECK.search(text)
-        return f"{m.group(1)}: error: {m.group(2).strip()}" if m else ""
+        return _escape(f"{m.group(1)}: error: {m.group(2).strip()}") if m else ""
     m = _SIGNAL.match(text)
-    if m:
-        return f"crashed ({m.group(1)})"
+    if m:  # the signal and, where the crash names one, the function it died in
+        signal = _escape(f"crashed ({m.group(1)})")
+        frame = re.sub(r"\(anonymous namespace\)::", "", m.group(2) or "")
+        function = "::".join(re.split(r"[(<\s]", frame, maxsplit=1)[0].split("::")[-2:])
+        return f"{signal}: at .*{_escape(function)}" if function else signal
     for line in text.splitlines():
-        if "error:" in line or "Assertion" in line or "LLVM ERROR" in line:
-            message = line.split("error:", 1)[-1].strip()
-            message = re.split(r"[%@0-9'\"<(]", message, maxsplit=1)[0].strip()
-            return message[:80] if len(message) >= 12 else ""
+        status = _RUNTIME_STATUS.search(line)
+        if "error:" in line or "Assertion" in line or "LLVM ERROR" in line or status:
+            message = line.split("error:", 1)[-1].strip() if not status else status.group(0)
+            message = re.split(r"[<(\"]", message, maxsplit=1)[0]
+            # trailing variable parts say nothing about the bug
+            message = re.sub(r"(?:\s*(?:%[\w.$-]+|@[\w.$-]+|#?\d+|[:,;=]))+\s*$", "", message).strip()
+            if len(re.sub(_VARIABLE, "", message)) < 12:
+                return ""
+            pattern = _pattern(message)
+            op = _OPERATOR_NAME.search(line)  # an op torch-mlir left unlowered: name it
+            return f"{pattern}.*{_escape(op.group(1))}" if op else pattern
     return ""
+
+
+# An IREE runtime status: "c/runtime/src/iree/hal/buffer.c:123: PERMISSION_DENIED; ..."
+_RUNTIME_STATUS = re.compile(r"\b[A-Z][A-Z_]{3,}; .*")
+_OPERATOR_NAME = re.compile(r'name = "(torch\.[\w.]+)"')
+_MAX_LITERAL = 100  # characters of the diagnostic's own words kept
+
+
+def _pattern(message: str) -> str:
+    """The message as a regex: its words literal (the first _MAX_LITERAL characters, cut
+    at a word), its variable parts by class; lengths of numbers never move the cut."""
+    out, length = [], 0
+    for literal, kind in _tokens(message):
+        if kind:
+            out.append(_VARIABLE_PATTERNS[kind])
+            continue
+        if length + len(literal) > _MAX_LITERAL:
+            out.append(_escape(literal[: _MAX_LITERAL - length].rsplit(" ", 1)[0]))
+            break
+        out.append(_escape(literal))
+        length += len(literal)
+    return "".join(out).rstrip()
+
+
+# What varies between runs of one bug: SSA values, symbols, numbers.
+_VARIABLE = re.compile(r"%[\w.$-]+|@[\w.$-]+|\d+")
+_VARIABLE_PATTERNS = {"%": r"%[\w.$-]+", "@": r"@[\w.$-]+", "n": r"\d+"}
+
+
+def _tokens(message: str):
+    """(text, kind) pieces: kind '' for literal text, else the variable's kind."""
+    at = 0
+    for m in _VARIABLE.finditer(message):
+        yield message[at:m.start()], ""
+        yield m.group(), m.group()[0] if m.group()[0] in "%@" else "n"
+        at = m.end()
+    yield message[at:], ""
+
+
+def _escape(text: str) -> str:
+    """re.escape for people: only the characters that mean something in a regex."""
+    return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", text)

@@ -22,6 +22,7 @@ TOLERANCES = {
 TORCH_DTYPES = {"f32": "torch.float32", "f16": "torch.float16", "bf16": "torch.bfloat16",
                 "i8": "torch.int8", "u8": "torch.uint8", "i32": "torch.int32", "i64": "torch.int64"}
 FLOATS = ("f32", "f16", "bf16")
+AUTO = "AUTO"  # a dynamic dim whose relations export works out (model_source)
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,10 @@ def model_source(doc: str, forward_args: list[str], body: list[str], inputs: lis
                  mins: dict[str, int] | None = None) -> str:
     """A model.py: `forward(self, *forward_args)` runs `body`; example_inputs() returns
     the expressions `inputs`; `dynamic` maps an argument to {dim: name} of dynamic dims,
-    each at least `mins[name]` (default 2: export specialises sizes 0 and 1)."""
+    each at least `mins[name]` (default 2: export specialises sizes 0 and 1). The name
+    AUTO leaves the dim to export (torch.export.Dim.AUTO): dynamic where the program
+    allows, related to the other inputs' dims as the program relates them (a matmul's
+    contraction, a product of collapsed dims), static where the program needs a size."""
     lines = [f'"""{doc}"""', "import torch", "", VALUES_SOURCE.strip(), ""]
     if helpers:
         lines += [helpers.strip(), ""]
@@ -87,11 +91,13 @@ def model_source(doc: str, forward_args: list[str], body: list[str], inputs: lis
     lines += [f"        {line}" for line in body]
     lines += ["", "", "def example_inputs():", f"    return ({', '.join(inputs)},)"]
     if dynamic:
-        dims = sorted({name for per_arg in dynamic.values() for name in per_arg.values()})
+        dims = sorted({name for per_arg in dynamic.values() for name in per_arg.values()} - {AUTO})
         lines += ["", "", "def dynamic_shapes():"]
         # No max: a bounded dim is a program of its own (its stack buffers are sized by
         # the bound), and the seeds' dims are unbounded.
         lines += [f"    {d} = torch.export.Dim({d!r}, min={(mins or {}).get(d, 2)})" for d in dims]
+        if any(AUTO in per_arg.values() for per_arg in dynamic.values()):
+            lines += [f"    {AUTO} = torch.export.Dim.AUTO"]
         spelled = ", ".join(f"{arg!r}: {{{', '.join(f'{k}: {v}' for k, v in per.items())}}}"
                             for arg, per in dynamic.items())
         lines += [f"    return {{{spelled}}}"]

@@ -7,7 +7,8 @@
     [axes]    name = [values]                 the grid
     [[exclude]] when = {axis = [values]}, reason = "..."   points that are not programs
     [matrix]  targets, and per target the levels (cpu/vulkan run O0-O3, hip/cuda O3)
-    [[expect]] as in a case.toml, plus where = {axis = [values]}: the variants it is about
+    [[expect]] as in a case.toml, plus the variants it is about: where = {axis = [values]}
+              (by axis values), and/or variants = ["<id>", ...] (exactly those measured)
 
 A variant is one point of the grid. Its id spells its axis values in sorted order
 (`dim=-1,dtype=f16,k=1`), so it is stable while the axes hold; its items are named
@@ -26,6 +27,7 @@ from ..targets import OPT_LEVELS, TARGETS
 
 SWEEPS_DIR = Path("sweeps")
 STRATEGIES = ("product", "pairwise")
+SCOPE_KEYS = {"where", "variants"}  # what a sweep's [[expect]] adds to a case's
 Value = str | int | float | bool
 
 
@@ -86,7 +88,8 @@ class Sweep:
     per: tuple[str, ...]
     sample: int
     levels: dict[str, tuple[str, ...]]  # target -> opt levels
-    expectations: tuple[tuple[Scope, dict], ...] = field(default=(), repr=False)  # (where, [[expect]])
+    # (where, variant ids or empty for any, the [[expect]] table)
+    expectations: tuple[tuple[Scope, frozenset[str], dict], ...] = field(default=(), repr=False)
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -117,13 +120,15 @@ class Sweep:
 
     def parsed_expectations(self) -> tuple[Expectation, ...]:
         """Every [[expect]] as a case's Expectation (lint reads them so)."""
-        tables = [table for _, table in self.expectations]
-        return read_expectations(_Reader(self.path, {"expect": tables}), extra={"where"})
+        tables = [table for _, _, table in self.expectations]
+        return read_expectations(_Reader(self.path, {"expect": tables}), extra=SCOPE_KEYS)
 
     def expectations_for(self, point: dict[str, Value]) -> list[dict]:
-        """The [[expect]] tables about this variant, without their `where`."""
-        return [{k: v for k, v in table.items() if k != "where"}
-                for where, table in self.expectations if in_scope(where, point)]
+        """The [[expect]] tables about this variant, without their scope."""
+        variant_id = self.variant(point).id
+        return [{k: v for k, v in table.items() if k not in SCOPE_KEYS}
+                for where, ids, table in self.expectations
+                if in_scope(where, point) and (not ids or variant_id in ids)]
 
     def sample_of(self, n: int | None = None) -> list[Variant]:
         """A fixed, stratified sample: every value of every axis appears at least once
@@ -245,9 +250,9 @@ def load_sweep(path: Path) -> Sweep:
     if not levels:
         raise matrix.error("cpu", "name at least one target and its levels (cpu = [\"O0\", ...])")
 
-    read_expectations(top, extra={"where"})  # each entry as a case's, errors named here
+    read_expectations(top, extra=SCOPE_KEYS)  # each entry as a case's, errors named here
     expectations = [(_scope(e.sub("where"), axes, lists_only=True) if "where" in e.table else {},
-                     dict(e.table)) for e in top.subs("expect")]
+                     frozenset(e.str_list("variants", ())), dict(e.table)) for e in top.subs("expect")]
 
     per = head.str_list("per", ())
     for axis in per:
@@ -256,8 +261,14 @@ def load_sweep(path: Path) -> Sweep:
     sweep = Sweep(path, family, head.get("title", str, required=True), builder, axes,
                   tuple(exclusions), strategy, per, head.get("sample", int, 12), levels,
                   tuple(expectations))
-    if not sweep.variants():  # a sweep that runs nothing must not read as a green one
+    every = {v.id for v in sweep.variants()}
+    if not every:  # a sweep that runs nothing must not read as a green one
         raise top.error("exclude", "excludes every point of the grid: the sweep has no variant")
+    for i, (_, ids, _) in enumerate(expectations):
+        unknown = sorted(ids - every)
+        if unknown:  # a misspelt id would scope the entry to nothing
+            raise CaseError(f"{path}: expect[{i}].variants: {unknown[0]!r} is not a variant of the grid"
+                            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
     return sweep
 
 

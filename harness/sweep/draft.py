@@ -1,0 +1,88 @@
+"""[[expect]] entries drafted from a sweep run: what failed, scoped to exactly the
+variants, targets and levels that showed it, with the failure's own message.
+
+A sweep's grid is too large to write its known failures by hand, and an axis scope
+(`where`) that covers a failing variant usually covers passing ones too. So each draft
+names its variants by id. Failures are grouped by outcome and the message they would be
+matched with (wrong numbers: by the outputs that differ, as the report groups them); a group whose variants fail on different targets or levels is split until each
+entry is an exact product (variants x targets x levels). The reason is a placeholder
+for the person who reads the failure: a draft is not a diagnosis.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from packaging.version import Version
+
+from ..history.message import derive_match
+from ..history.writeback import toml_value
+from ..outcomes import FAIL, WRONG_NUMBERS
+from ..record import ItemRecord
+from ..signatures import signature_of
+from .spec import Sweep
+
+
+def drafts(sweep: Sweep, records: list[ItemRecord]) -> list[str]:
+    """The [[expect]] blocks for the sweep's failing items (verdict FAIL) in `records`."""
+    mine = f"{sweep.family}::"
+    failing = [r for r in records if r.case.startswith(mine) and r.verdict == FAIL and r.target]
+    # One bug, one entry: diagnostics by the message they would be matched with (types
+    # and dispatch names vary within one bug), wrong numbers by which outputs differ.
+    groups: dict[tuple[str, str], list[ItemRecord]] = defaultdict(list)
+    for r in failing:
+        message = None if r.outcome == WRONG_NUMBERS else derive_match([r])
+        groups[(r.outcome, message or signature_of(r))].append(r)
+    blocks = []
+    for (outcome, signature), items in sorted(groups.items()):
+        # variant -> the (target, level) cells it failed on; equal cell sets share an entry
+        cells: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        for r in items:
+            cells[r.case.removeprefix(mine)].add((r.target, r.opt_level))
+        by_cells: dict[frozenset, list[str]] = defaultdict(list)
+        for variant, shown in cells.items():
+            by_cells[frozenset(shown)].append(variant)
+        for shown, variants in sorted(by_cells.items(), key=lambda kv: sorted(kv[1])):
+            for targets, levels in _products(sweep, shown):
+                chosen = [r for r in items if r.case.removeprefix(mine) in variants
+                          and r.target in targets and (not levels or r.opt_level in levels)]
+                blocks.append(_block(sweep, sorted(variants), targets, levels, outcome, signature, chosen))
+    return blocks
+
+
+def _products(sweep: Sweep, cells: frozenset) -> list[tuple[list[str], list[str]]]:
+    """Split (target, level) cells into exact products: targets that failed on the same
+    levels, or each on every level it runs at, share an entry."""
+    levels_of: dict[str, set[str]] = defaultdict(set)
+    for target, level in cells:
+        levels_of[target].add(level)
+    by_levels: dict[frozenset | None, list[str]] = defaultdict(list)
+    for target, levels in levels_of.items():
+        every = levels == set(sweep.levels.get(target, ()))
+        by_levels[None if every else frozenset(levels)].append(target)
+    return [(sorted(targets), sorted(levels) if levels else [])
+            for levels, targets in sorted(by_levels.items(), key=lambda kv: sorted(kv[1]))]
+
+
+def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[str], outcome: str,
+           signature: str, records: list[ItemRecord]) -> str:
+    releases = sorted({Version(r.compiler).base_version for r in records if r.compiler}, key=Version)
+    match = derive_match(records)
+    lines = ["[[expect]]", f"variants = {_id_list(variants)}", f"targets = {toml_value(targets)}"]
+    if levels:  # else each target's every level
+        lines.append(f"opt_levels = {toml_value(levels)}")
+    if releases:
+        lines.append(f'compiler = ">={releases[0]}"')
+    lines.append(f"outcome = {toml_value(outcome)}")
+    if match:
+        lines.append(f"match = {toml_value(match)}")
+    else:
+        lines.append(f"# match: none could be derived; write the bug's message ({signature})")
+    lines.append(f"reason = {toml_value(f'found by the sweep (describe it): {signature}')}")
+    return "\n".join(lines) + "\n"
+
+
+def _id_list(ids: list[str]) -> str:
+    if len(ids) == 1:
+        return toml_value(ids)
+    return "[\n" + "".join(f"    {toml_value(i)},\n" for i in ids) + "]"
