@@ -57,7 +57,7 @@ def _run_sh(compile_args, run_args, header: str) -> str:
 def _issue_md(result: ItemResult, env: dict, steps: str, driver: str) -> str:
     case = result.case
     bad = result.failing_stage
-    links = ", ".join(f"[{ref}]({url})" for ref, url in zip(case.issues, case.issue_urls()))
+    links = ", ".join(f"[{ref}]({url})" for ref, url in zip(case.issues, case.issue_urls())) or "none known"
     if bad is None and result.compile_only:
         run = next(s for s in result.stages if s.stage == "run")
         what = (f"compiled; not run here ({run.detail}). This bundle is for running where the "

@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 
 from .bundle_run import execute
-from .case import CaseError, find_case
+from .case import CaseError
+from .refs import resolve_case
 from .outcomes import ERROR, HARNESS_ERROR, OK
 from .record import ItemRecord
 from .results import ResultsWriter, new_run_id
@@ -27,7 +28,7 @@ def bundle_record(bundle: Path, device: str | None = None) -> tuple[ItemRecord, 
     found = execute(bundle, device)
     meta = found["meta"]
     try:
-        case = find_case(meta["case"])
+        case = resolve_case(meta["case"])
     except (CaseError, SystemExit) as e:
         return ItemRecord(case=meta["case"], item=meta["item"], outcome=HARNESS_ERROR, verdict=ERROR,
                           message=f"bundle of a case this checkout lacks: {e}"), found["device"]

@@ -32,7 +32,8 @@ import time
 from pathlib import Path
 
 from .case import CASES_DIR, CaseError, discover, find_case
-from .item import ItemId, parse_ref, run_item, settings_with
+from .item import ItemId, run_item, settings_with
+from .refs import parse_ref
 from .outcomes import WRONG_NUMBERS
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .cache import Cache
-from .case import Case, find_case
+from .case import Case
 from .runner import ItemResult, run_ir_item, run_matrix_item
 from .stages import Settings
 from .targets import BY_NAME, OPT_LEVELS, TARGETS
@@ -68,18 +68,6 @@ def bug_items(case: Case) -> list[ItemId]:
     """The items the case's bug shows on ([history].bad_items), else every item of it."""
     names = {i.name: i for i in ItemId.of(case)}
     return [names[n] for n in case.history.bad_items if n in names] or list(names.values())
-
-
-def parse_ref(ref: str) -> tuple[Case, ItemId | None]:
-    """'topk-dynamic-slice::hip-O3' or 'cases/x/case.toml::ir-strip' -> (case, item)."""
-    case_part, _, item = ref.partition("::")
-    case = find_case(case_part)
-    if not item:
-        return case, None
-    names = [i.name for i in ItemId.of(case, [t for t, row in BY_NAME.items() if not row.default])]
-    if item not in names:
-        raise SystemExit(f"iree-regress: {case.slug} has no item {item!r}; items: {', '.join(names)}")
-    return case, ItemId.parse(item)
 
 
 def run_item(case: Case, item: ItemId, settings: Settings, progress=None) -> ItemResult:

@@ -233,3 +233,20 @@ def test_a_variant_pytorch_cannot_run_fails_on_its_reference_stage_even_when_ret
     assert (record["outcome"], record["verdict"]) == ("reference-fail", "FAIL")
     assert "planted" in record["stages"][0]["log"]
     assert record["attempts"] == ["reference-fail", "reference-fail"]
+
+
+def test_commands_take_a_variant_by_its_ref(tmp_path, monkeypatch):
+    """repro, bisect, triage and run-bundle name a variant as records do."""
+    from harness.refs import parse_ref
+
+    write_sweep(tmp_path, TINY)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
+    case, item = parse_ref("topk::n=2,op=plus::cpu-O3")
+    assert (case.slug, str(item)) == ("topk::n=2,op=plus", "cpu-O3")
+    assert (case.expected_dir / "output0.npy").is_file()  # its golden was made
+    assert parse_ref("topk::n=2,op=plus")[1] is None
+    with pytest.raises(SystemExit, match="no variant 'n=3,op=plus'"):
+        parse_ref("topk::n=3,op=plus::cpu-O3")
+    with pytest.raises(SystemExit, match="has no item 'cpu-O1'"):
+        parse_ref("topk::n=2,op=plus::cpu-O1")

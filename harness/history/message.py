@@ -7,7 +7,7 @@ from other failures with the same outcome (harness/bug.py matches it).
   a diagnostic    its first error line without locations, its numbers and SSA names
                   matched by class, quoted op names kept
   FileCheck       the check file and line that failed
-  a crash         its signal and the function it died in
+  a crash         its signal and the class (or function) it died in
 Results with several outcomes (wrong numbers on the matrix, a failing IR check) give
 one alternative each.
 """
@@ -88,11 +88,13 @@ def _error_line(text: str) -> str:
         m = _FILECHECK.search(text)
         return _escape(f"{m.group(1)}: error: {m.group(2).strip()}") if m else ""
     m = _SIGNAL.match(text)
-    if m:  # the signal and, where the crash names one, the function it died in
+    if m:  # the signal and, where the crash names one, the class (or function) it died in:
+        # the frame's own method varies between runs of one memory corruption
         signal = _escape(f"crashed ({m.group(1)})")
         frame = re.sub(r"\(anonymous namespace\)::", "", m.group(2) or "")
-        function = "::".join(re.split(r"[(<\s]", frame, maxsplit=1)[0].split("::")[-2:])
-        return f"{signal}: at .*{_escape(function)}" if function else signal
+        names = re.split(r"[(<\s]", frame, maxsplit=1)[0].split("::")
+        where = f"{names[-2]}::" if len(names) >= 2 else names[-1]
+        return f"{signal}: at .*{_escape(where)}" if where else signal
     for line in text.splitlines():
         status = _RUNTIME_STATUS.search(line)
         if "error:" in line or "Assertion" in line or "LLVM ERROR" in line or status:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..cache import digest
-from ..case import Case, case_from_table
+from ..case import Case, CaseError, case_from_table
 from ..importers import versions
 from ..outcomes import OK
 from ..record import StageResult
@@ -91,3 +91,23 @@ def store_import(case: Case, made: Path, settings: Settings) -> None:
         return
     files = {p.name: p.read_bytes() for p in made.iterdir() if p.is_file()}
     settings.cache.store("torch", key, {"result": StageResult("import", OK).as_dict()}, files)
+
+
+def case_of_variant(case_id: str, settings: Settings) -> Case:
+    """`<family>::<variant>` (as records name it) made into its Case, for the commands
+    that take an item on the command line (repro, bisect, triage, run-bundle)."""
+    from .spec import discover, load_sweep
+
+    family, _, variant_id = case_id.partition("::")
+    sweeps = {s.family: s for s in map(load_sweep, discover())}
+    if family not in sweeps:
+        raise SystemExit(f"iree-regress: no sweep of family {family!r} for {case_id!r}; "
+                         f"sweeps: {', '.join(sweeps) or '(none)'}")
+    try:
+        variant = sweeps[family].find(variant_id)
+    except CaseError as e:
+        raise SystemExit(f"iree-regress: {e}") from None
+    case, made = materialize(sweeps[family], variant, settings)
+    if not made.ok:
+        raise SystemExit(f"iree-regress: {case_id}: {made.detail}")
+    return case
