@@ -484,14 +484,13 @@ def cmd_prove(args) -> int:
     newest = args.newest or versions[-1]
     only = None
     if args.release_shard:  # the weekly matrix: each machine installs a share of the releases
-        from . import shard
+        from .history.releases import release_share
+        from .shard import ShardError
 
         try:
-            k, n = shard.parse(args.release_shard)
-        except shard.ShardError as e:
+            only = set(release_share(versions, args.release_shard))
+        except ShardError as e:
             raise SystemExit(f"iree-regress: {e}") from None
-        size = -(-len(versions) // n)
-        only = set(versions[(k - 1) * size:k * size])
         print(f"prove: releases {', '.join(sorted(only, key=versions.index)) or '(none)'}")
     settings = settings_with(installed())
     proofs = []

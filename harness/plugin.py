@@ -29,6 +29,7 @@ import pytest
 from . import shard, targets
 from .cache import Cache
 from .case import CaseError, load_case
+from .history.releases import ReleaseUnavailable, ensure
 from .item import ItemId, run_item
 from .outcomes import (COLLECT_ERROR, CRASHED, ERROR, FAIL, HARNESS_ERROR, PASS, SKIP, WORKER_CRASH, XFAIL,
                        XPASS)
@@ -65,6 +66,9 @@ def pytest_addoption(parser):
     g.addoption("--iree-tools-dir", default=None,
                 help="folder with iree-compile, iree-opt, iree-run-module (a local build); "
                      "default: the installed iree-base-compiler/runtime packages")
+    g.addoption("--iree-release", default=None, metavar="VERSION",
+                help="run with this PyPI release of IREE, installed side by side under the cache "
+                     "on first use (as prove and bisect do), e.g. 3.4.0")
     g.addoption("--iree-cache-dir", default=None,
                 help="cache of imports and compiled modules (default $IREE_REGRESS_CACHE "
                      "or ~/.cache/iree-regress)")
@@ -149,9 +153,12 @@ _WRITER_KEY = pytest.StashKey[ResultsWriter]()
 def settings_for(config) -> Settings:
     """The run's Settings, made once per process (each xdist worker makes its own)."""
     if _SETTINGS_KEY not in config.stash:
+        release = config.getoption("iree_release")
+        if release and config.getoption("iree_tools_dir"):
+            raise pytest.UsageError("--iree-release and --iree-tools-dir name two toolchains: pick one")
         try:
-            toolchain = resolve(config.getoption("iree_tools_dir"))
-        except ToolchainError as e:
+            toolchain = ensure(release, log=lambda _: None) if release else resolve(config.getoption("iree_tools_dir"))
+        except (ToolchainError, ReleaseUnavailable) as e:
             raise pytest.UsageError(str(e)) from None
         cache_dir = config.getoption("iree_cache_dir")
         config.stash[_SETTINGS_KEY] = Settings(

@@ -86,6 +86,16 @@ def available(source: ReleaseSource = ReleaseSource()) -> list[str]:
     return sort_versions(compilers & runtimes)
 
 
+def release_share(versions: list[str], text: str) -> list[str]:
+    """`--release-shard K/N`: the K-th of N runs of consecutive releases (each machine
+    of a weekly matrix installs its own share)."""
+    from ..shard import parse
+
+    k, n = parse(text)
+    size = -(-len(versions) // n)
+    return versions[(k - 1) * size:k * size]
+
+
 def install_dir(version: str, source: ReleaseSource = ReleaseSource()) -> Path:
     return cache_root() / "releases" / source.tag() / version
 

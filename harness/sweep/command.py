@@ -3,6 +3,9 @@
     iree-regress sweep list [FAMILY...]             families, axes, variant and item counts
     iree-regress sweep expect [FAMILY...] --from RESULTS [--write]
                                                     [[expect]] drafts for a run's new failures
+    iree-regress sweep scan [FAMILY...] [--releases A,B|all] [--release-shard K/N]
+                            [--target cpu] [--opt-level O0,O3] [--out scan/] [--report-only]
+                                                    the sweeps over releases: each item's windows
 """
 
 from __future__ import annotations
@@ -25,6 +28,16 @@ def add_parser(sub) -> None:
     ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
                     help="a run's results.jsonl, or the shards of one run")
     ex.add_argument("--write", action="store_true", help="append the drafts to the sweeps' specs")
+    sc = actions.add_parser("scan", help="run sweeps over releases; report each item's windows")
+    sc.add_argument("families", nargs="*")
+    sc.add_argument("--releases", default="all", help="comma-separated versions, or 'all' (PyPI)")
+    sc.add_argument("--release-shard", default=None, metavar="K/N",
+                    help="only the K-th of N runs of consecutive releases (the weekly matrix)")
+    sc.add_argument("--target", default="cpu")
+    sc.add_argument("--opt-level", default="O0,O3")
+    sc.add_argument("--out", type=Path, default=Path("scan"))
+    sc.add_argument("--report-only", action="store_true",
+                    help="read what --out holds (e.g. the shards of a weekly job), run nothing")
 
 
 def sweeps_named(families: list[str]) -> list[Sweep]:
@@ -41,6 +54,8 @@ def sweeps_named(families: list[str]) -> list[Sweep]:
 def cmd_sweep(args: argparse.Namespace) -> int:
     if args.action == "list":
         return _list(sweeps_named(args.families))
+    if args.action == "scan":
+        return _scan(sweeps_named(args.families), args)
     return _expect(sweeps_named(args.families), args.results, args.write)
 
 
@@ -74,4 +89,45 @@ def _expect(sweeps: list[Sweep], results: list[Path], write: bool) -> int:
             load_sweep(s.path)  # what was written must read back
     print(f"sweep expect: {total} entr{'y' if total == 1 else 'ies'} "
           f"{'appended' if write else 'drafted (add --write to append them)'}")
+    return 0
+
+
+def _scan(sweeps: list[Sweep], args: argparse.Namespace) -> int:
+    import time
+
+    from ..history.releases import available, sort_versions
+    from . import scan
+
+    if args.releases == "all":
+        releases = available()
+    else:
+        named = [v.strip() for v in args.releases.split(",") if v.strip()]
+        releases = sort_versions(named)
+        if len(releases) != len(set(named)):
+            raise CaseError(f"--releases {args.releases!r}: not versions: "
+                            f"{', '.join(sorted(set(named) - set(releases)))}")
+    if args.release_shard:
+        from ..history.releases import release_share
+        from ..shard import ShardError
+
+        try:
+            releases = release_share(releases, args.release_shard)
+        except ShardError as e:
+            raise CaseError(str(e)) from None
+    args.out.mkdir(parents=True, exist_ok=True)
+    if not args.report_only:
+        for release in releases:
+            start = time.monotonic()
+            status = scan.run_release(sweeps, release, args.target, args.opt_level, args.out)
+            print(f"sweep scan: {release} done in {time.monotonic() - start:.0f} s (pytest exit {status})",
+                  flush=True)
+            if status > 1:  # the run itself broke (not failing items): say so, go on
+                print(f"sweep scan: {release}: pytest could not run the sweeps (exit {status})", file=sys.stderr)
+    result = scan.read_scan(args.out, releases)
+    scan.write(result, args.out)
+    print(scan.render(result), end="")
+    missing = [r for r in releases if r not in result.releases]
+    if missing:
+        print(f"sweep scan: no results for {', '.join(missing)}", file=sys.stderr)
+        return 1
     return 0

@@ -1,0 +1,71 @@
+"""`sweep scan`: each item's outcomes over releases, read from one results file per
+release; found regressions, and releases that failed as a whole left out."""
+
+from __future__ import annotations
+
+from harness.record import ItemRecord, StageResult
+from harness.results import ResultsWriter
+from harness.sweep.scan import read_scan, render
+
+RELEASES = ["3.0.0", "3.1.0", "3.2.0", "3.3.0"]
+
+
+def _record(variant: str, outcome: str, detail: str = "") -> ItemRecord:
+    stage = StageResult("compile", "ok") if outcome == "pass" else \
+        StageResult(outcome.split("-")[0], outcome.split("-")[1], detail or f"error: {outcome} of {variant}")
+    return ItemRecord(case=f"topk::{variant}", item="cpu-O0", outcome=outcome,
+                      verdict="PASS" if outcome == "pass" else "FAIL", target="cpu", opt_level="O0",
+                      stages=[stage])
+
+
+def _write(out, release, records):
+    writer = ResultsWriter(out / release / "results.jsonl")
+    writer.start({"run_id": release})
+    for r in records:
+        writer.append(r)
+
+
+def test_an_item_whose_outcome_changes_between_releases_is_a_found_regression(tmp_path):
+    outcomes = {"3.0.0": "pass", "3.1.0": "compare-fail", "3.2.0": "compare-fail", "3.3.0": "pass"}
+    for release, outcome in outcomes.items():
+        _write(tmp_path, release, [_record("k=1", outcome), _record("k=3", "pass"),
+                                   _record("k=5", "compile-fail", "error: always broken")])
+    scan = read_scan(tmp_path, RELEASES)
+    assert [h.key for h in scan.found] == ["topk::k=1::cpu-O0"]
+    assert scan.found[0].windows(RELEASES) == [("3.0.0", "3.0.0", "pass"), ("3.1.0", "3.2.0", "compare-fail"),
+                                               ("3.3.0", "3.3.0", "pass")]
+    assert {h.key for h in scan.items.values() if h.ever_fails} == {"topk::k=1::cpu-O0", "topk::k=5::cpu-O0"}
+    text = render(scan)
+    assert "found regressions (outcome changes between releases): 1 items, 1 variants" in text
+    assert "3.1.0..3.2.0: compare-fail" in text
+
+
+def test_a_release_that_fails_as_a_whole_is_said_once_and_left_out(tmp_path):
+    """A planted release-wide failure (every item: a flag the compiler does not know)
+    must not make every variant a regression."""
+    variants = [f"k={k}" for k in range(12)]
+    for release in RELEASES:
+        if release == "3.0.0":
+            _write(tmp_path, release, [_record(v, "compile-fail", "error: unknown flag --iree-opt-level")
+                                       for v in variants])
+        else:
+            _write(tmp_path, release, [_record(v, "pass") for v in variants])
+    scan = read_scan(tmp_path, RELEASES)
+    assert list(scan.unusable) == ["3.0.0"] and "12/12 items compile-fail" in scan.unusable["3.0.0"]
+    assert scan.found == []
+    assert "3.0.0 left out" in render(scan)
+
+
+def test_a_release_without_results_is_not_scanned(tmp_path):
+    _write(tmp_path, "3.1.0", [_record("k=1", "pass")])
+    scan = read_scan(tmp_path, RELEASES)
+    assert scan.releases == ["3.1.0"]
+
+
+def test_a_run_names_one_toolchain(pytester, fake_tools):
+    from helpers import plugin_args
+
+    result = pytester.runpytest(*plugin_args(fake_tools, pytester.path / "c", pytester.path / "r"),
+                                "--iree-release", "3.4.0")
+    result.stdout.fnmatch_lines(["*--iree-release and --iree-tools-dir name two toolchains*"])
+    assert result.ret != 0
