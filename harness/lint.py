@@ -12,6 +12,8 @@ the file and the field:
   expect[i]              contradicts a [history] window (expects the bug where the
                          window says it does not show, or another outcome where it does)
   history.bad_match      missing: the bug's own message is what prove/bisect look for
+  expect[i].match,       accepts any text: it matches the empty string, or is a bare
+  history.bad_match      outcome or status word ("fail", "error:", "crashed")
   history.window[j]      no [[expect]] covers the bug on a release the window says is bad
   compare.atol / rtol    above LOOSE_TOLERANCE without compare.tolerance_reason
   (load errors)          anything case.py rejects: paths leaving the case, negative or
@@ -28,6 +30,7 @@ from packaging.version import Version
 from .bug import Bug
 from .case import LOOSE_TOLERANCE, Case, CaseError, Expectation, load_case
 from .item import ItemId, bug_items
+from .outcomes import FAILING_STATUSES, STAGES
 from .record import ItemRecord
 from .sweep.spec import load_sweep
 
@@ -76,6 +79,9 @@ def _expectation_problems(expectations, own, failures: list[ItemRecord],
         if e.match is None:
             found.append((f"{f}.match", f"missing: an expectation of {e.outcome} without the bug's "
                                         "message turns any failure with that outcome into a known bug"))
+        elif accepts_anything(e.match):
+            found.append((f"{f}.match", f"/{e.match.pattern}/ {accepts_anything(e.match)}: it would take any "
+                                        f"{e.outcome} for the known bug"))
         else:
             other = next((r for r in failures if not own(r.ref) and e.match.search(r.failure_text())), None)
             if other is not None:
@@ -107,6 +113,21 @@ def lint_sweep(path: Path, failures: list[ItemRecord]) -> list[Problem]:
     return problems
 
 
+# Words every failure of an outcome carries: a match made of one says nothing of the bug.
+_GENERIC_WORDS = {*STAGES, *FAILING_STATUSES, "error", "error:", "crashed", "crash", "exit code", "failed",
+                  "elements differ", "signal", "sigsegv", "sigabrt"}
+
+
+def accepts_anything(match) -> str:
+    """Why a match cannot tell one bug from another ('' when it can)."""
+    if match.search(""):
+        return "matches the empty string"
+    if match.pattern.strip().lower() in _GENERIC_WORDS or match.pattern.lower() in {
+            o for stage in STAGES for o in (f"{stage}-{s}" for s in FAILING_STATUSES)}:
+        return "is a bare outcome or status word"
+    return ""
+
+
 def _history_problems(case: Case) -> list[tuple[str, str]]:
     h = case.history
     if not h.windows:
@@ -115,6 +136,9 @@ def _history_problems(case: Case) -> list[tuple[str, str]]:
     if h.bad_match is None:
         found.append(("history.bad_match", "missing: record the bug's own message (prove --scan "
                                            "--write measures it)"))
+    elif accepts_anything(h.bad_match):
+        found.append(("history.bad_match", f"/{h.bad_match.pattern}/ {accepts_anything(h.bad_match)}: prove "
+                                           "and bisect would take any failure for the bug"))
     bug = Bug.of(case)
     items = bug_items(case)
 

@@ -69,8 +69,11 @@ VERDICTS = {v.name: v for v in (
     VerdictCode("FAIL", "failed, or failed differently from the known bug", True),
     VerdictCode("XPASS", "a known bug no longer shows: update the case", True),
     VerdictCode("ERROR", "no verdict: the case did not load, the harness or its worker broke", True),
+    # What did not run is never a pass: a known run-time bug on an item that only compiled
+    # (no device here) was neither seen nor seen gone.
+    VerdictCode("UNOBSERVED", "a known run-time bug on an item that only compiled: not observed", False),
 )}
-PASS, XFAIL, SKIP, FAIL, XPASS, ERROR = VERDICTS
+PASS, XFAIL, SKIP, FAIL, XPASS, ERROR, UNOBSERVED = VERDICTS
 
 
 def is_failure(verdict: str) -> bool:
@@ -103,9 +106,11 @@ CELL_STATES = {s.name: s for s in (
     CellState("garbage", "unreadable output", "#5d4037", "G"),
     CellState("error", "no result: case did not load, harness error or worker crash", "#000000", "E"),
     CellState("skip", "skipped", "#d0d0d0", "–", "skip", True),
+    CellState("unobserved", "known run-time bug, not run here (compile-only): not observed", "#c5cae9",
+              "?", "not run", True),
 )}
 (CELL_PASS, CELL_COMPILE_ONLY, CELL_XFAIL, CELL_XPASS, CELL_FAIL, CELL_CRASH, CELL_TIMEOUT, CELL_OOM,
- CELL_GARBAGE, CELL_ERROR, CELL_SKIP) = CELL_STATES
+ CELL_GARBAGE, CELL_ERROR, CELL_SKIP, CELL_UNOBSERVED) = CELL_STATES
 
 
 # ------------------------------------------------------------------ probe states

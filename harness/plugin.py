@@ -31,8 +31,8 @@ from .cache import Cache
 from .case import CaseError, load_case
 from .history.releases import ReleaseUnavailable, ensure
 from .item import ItemId, run_item
-from .outcomes import (COLLECT_ERROR, CRASHED, ERROR, FAIL, HARNESS_ERROR, PASS, SKIP, WORKER_CRASH, XFAIL,
-                       XPASS)
+from .outcomes import (COLLECT_ERROR, CRASHED, ERROR, FAIL, HARNESS_ERROR, PASS, SKIP, UNOBSERVED, WORKER_CRASH,
+                       XFAIL, XPASS)
 from .process import Bounds, become_subreaper, children, kill_descendants, kill_tree_root
 from .record import ItemRecord, ItemRef, StageResult
 from .results import ResultsWriter, environment, link_newest, new_run_id, read_results, run_file
@@ -405,7 +405,7 @@ class CaseItem(pytest.Item):
             raise ItemFailure(prefix + v.message, result)
         if v.kind == XFAIL:
             pytest.xfail(v.message)
-        if v.kind == SKIP:
+        if v.kind in (SKIP, UNOBSERVED):  # never a pass: pytest counts it skipped, records say why
             pytest.skip(v.message)
 
     def _retry(self, first: ItemResult) -> list[str]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from .outcomes import (CELL_COMPILE_ONLY, CELL_ERROR, CELL_FAIL, CELL_PASS, CELL_STATES, ERROR,
+from .outcomes import (CELL_COMPILE_ONLY, CELL_ERROR, CELL_FAIL, CELL_PASS, CELL_STATES, CELL_UNOBSERVED, ERROR,
                        FAILING_STATUSES, HARNESS_OUTCOMES, OK, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME,
-                       SKIPPED, VERDICTS, XFAIL, XPASS, stage_outcome)
+                       SKIPPED, UNOBSERVED, VERDICTS, XFAIL, XPASS, stage_outcome)
 
 
 @dataclass(frozen=True, order=True)
@@ -154,6 +154,8 @@ class ItemRecord:
             return CELL_COMPILE_ONLY if self.compile_only else CELL_PASS
         if self.verdict == ERROR or self.outcome in HARNESS_OUTCOMES:
             return CELL_ERROR
+        if self.verdict == UNOBSERVED:
+            return CELL_UNOBSERVED
         if self.verdict in (XFAIL, XPASS, SKIP):
             return self.verdict.lower()
         stage = self.failing_stage

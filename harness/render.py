@@ -14,6 +14,7 @@ import re
 from .outcomes import (CELL_COMPILE_ONLY, CELL_ERROR, CELL_FAIL, CELL_SKIP, CELL_STATES, CELL_XFAIL,
                        CELL_XPASS, PASS, SKIP)
 from .record import ItemRecord
+from .rundiff import not_run_reason
 from .signatures import signature_of
 from .summary import ReportModel, cell_label, diagnosis
 
@@ -64,6 +65,7 @@ def markdown(model: ReportModel) -> str:
         out += [f"- new failures: {len(d.new_failures)}", f"- unexpected passes: {len(d.unexpected_passes)}",
                 f"- errors (not loaded, harness, worker): {len(d.errors)}",
                 f"- vanished items: {len(d.gone)}",
+                f"- coverage lost (ran before, only compiled now): {len(d.coverage_lost)}",
                 f"- new passes: {len(d.new_passes)}", f"- compile-time changes: {len(d.time_changes)}",
                 f"- attention configuration changes: {len(d.config_changes)}", ""]
         for title, items in (("New failures", d.new_failures), ("Unexpected passes", d.unexpected_passes),
@@ -72,6 +74,9 @@ def markdown(model: ReportModel) -> str:
                 out += [f"### {title}", ""] + [f"- `{_md(i.key)}` {i.outcome}" for i in items] + [""]
         if d.gone:
             out += ["### Vanished items", ""] + [f"- `{_md(k)}`" for k in d.gone] + [""]
+        if d.coverage_lost:
+            out += ["### Coverage lost", ""] + [f"- `{_md(i.key)}`: {_md(not_run_reason(i))}"
+                                                 for i in d.coverage_lost] + [""]
         if d.time_changes:
             out += ["### Compile time", ""] + [f"- `{c.key}` {c.before:.1f} s -> {c.after:.1f} s "
                                                 f"({c.ratio:.2f}x)" for c in d.time_changes] + [""]
@@ -262,6 +267,7 @@ def html_page(model: ReportModel) -> str:
                             ("Unexpected passes", [i.key for i in d.unexpected_passes]),
                             ("Errors", [i.key for i in d.errors]), ("Vanished items", d.gone),
                             ("Flaky", [i.key for i in d.flaky]),
+                            ("Coverage lost (ran before, only compiled now)", [i.key for i in d.coverage_lost]),
                             ("New passes", [i.key for i in d.new_passes])):
             names = ", ".join(_e(k) for k in keys) or "none"
             parts.append(f"<li><b>{title}</b> ({len(keys)}): {names}</li>")

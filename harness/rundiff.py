@@ -6,7 +6,9 @@ Items are matched by case + item name. What fails a nightly (`gate_failures`):
   * an error: a case that did not load, a harness error, a worker that died;
   * a vanished item: in the previous run, absent now (a deleted or unloadable case must
     never read as "0 new failures");
-  * a flaky item: one that gave two outcomes when retried (--retries), both shown.
+  * a flaky item: one that gave two outcomes when retried (--retries), both shown;
+  * coverage lost: an item that ran before and now only compiled (a runner that lost its
+    device must not stay green), with the reason it did not run.
 An item under a live quarantine (quarantine.py) is shown apart and does not gate.
 Compile times are compared where both runs measured a compile, and listed past a
 threshold (not gating). So are the configurations IREE picked for attention dispatches on
@@ -18,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .configuration import changes as configuration_changes
-from .outcomes import ERROR, FAIL, PASS, XPASS, is_failure
+from .outcomes import ERROR, FAIL, PASS, SKIPPED, XPASS, is_failure
 from .record import ItemRecord
+from .record import compile_only as only_compiled
 
 
 @dataclass
@@ -55,12 +58,14 @@ class RunDiff:
     errors: list[ItemRecord] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)  # in the previous run, not in this one
     flaky: list[ItemRecord] = field(default_factory=list)  # disagreed with itself on retry
+    coverage_lost: list[ItemRecord] = field(default_factory=list)  # ran before, only compiled now
     time_changes: list[TimeChange] = field(default_factory=list)
     config_changes: list[ConfigChange] = field(default_factory=list)  # not gating
 
     @property
     def regressed(self) -> bool:
-        return bool(self.new_failures or self.unexpected_passes or self.errors or self.gone or self.flaky)
+        return bool(self.new_failures or self.unexpected_passes or self.errors or self.gone or self.flaky
+                    or self.coverage_lost)
 
     def gate_items(self) -> list[tuple[str, str]]:
         """(item key, line) per reason the gate fails."""
@@ -68,6 +73,8 @@ class RunDiff:
                 + [(i.key, f"unexpected pass: {i.key}") for i in self.unexpected_passes]
                 + [(i.key, f"error: {i.key} ({i.outcome})") for i in self.errors]
                 + [(i.key, flaky_line(i)) for i in self.flaky]
+                + [(i.key, f"coverage lost: {i.key} ran before, only compiled now ({not_run_reason(i)})")
+                   for i in self.coverage_lost]
                 + [(k, f"vanished: {k}") for k in self.gone])
 
     def gate_lines(self) -> list[str]:
@@ -91,6 +98,8 @@ def diff_runs(previous: list[ItemRecord], current: list[ItemRecord], time_ratio:
             result.new_failures.append(item)
         elif item.verdict == PASS and was is not None and is_failure(was):
             result.new_passes.append(item)
+        if old and ran(old) and only_compiled(item.stages):
+            result.coverage_lost.append(item)
         if old:
             t0, t1 = old.compile_seconds(), item.compile_seconds()
             if t0 is not None and t1 is not None and abs(t1 - t0) >= min_seconds:
@@ -114,6 +123,17 @@ def gate(current: list[ItemRecord]) -> list[tuple[str, str]]:
     the gate; (item key, line) each."""
     return [(i.key, flaky_line(i) if i.flaky else f"{i.verdict.lower()}: {i.key} ({i.outcome})")
             for i in current if i.flaky or is_failure(i.verdict)]
+
+
+def ran(item: ItemRecord) -> bool:
+    """Its run stage happened (whatever it gave)."""
+    stage = item.stage("run")
+    return stage is not None and stage.status != SKIPPED
+
+
+def not_run_reason(item: ItemRecord) -> str:
+    stage = item.stage("run")
+    return (stage.detail if stage else "") or "not run"
 
 
 def flaky_line(item: ItemRecord) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .case import Case, Expectation, IrCheck
-from .outcomes import FAIL, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME, SKIPPED, XFAIL, XPASS
+from .outcomes import (FAIL, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME, SKIPPED, UNOBSERVED, XFAIL, XPASS,
+                       shows_at_run_time)
 from .record import ItemRecord, StageResult, compile_only, failing_stage, failure_text, outcome_of
 from .stages import (Settings, compare_stage, compile_flags, compile_stage, configure_stage, import_stage,
                      ir_stage, run_stage)
@@ -120,6 +121,7 @@ def run_ir_item(case: Case, check: IrCheck, settings: Settings, progress=None) -
 #   none                       | skip                          | SKIP
 #   none                       | <stage>-<status>              | FAIL
 #   expects X (match holds)    | X                             | XFAIL  (the known bug, still there)
+#   expects X at run time      | pass, compile-only (no device)| UNOBSERVED (never PASS or XPASS)
 #   expects X                  | pass                          | XPASS  (a failure: fixed upstream?
 #                              |                               |         update the case)
 #   expects X                  | Y != X, or match fails        | FAIL   (a different failure)
@@ -153,6 +155,11 @@ def verdict(result: ItemResult, expectation: Expectation | None) -> Verdict:
             note = next((s.detail for s in result.stages if s.status == SKIPPED), "")
             return Verdict(PASS, note)
         return Verdict(FAIL, f"{outcome}: {bad.detail}")
+    if result.compile_only and shows_at_run_time(expectation.outcome):
+        if outcome == PASS_OUTCOME:  # it compiled, and the bug shows only where it runs
+            why = next((s.detail for s in result.stages if s.status == SKIPPED), "") or "not run here"
+            return Verdict(UNOBSERVED, f"expects {expectation.outcome} at run time, but the item only "
+                                       f"compiled ({why}): the bug was not observed either way")
     if outcome == PASS_OUTCOME:
         return Verdict(XPASS, f"expected {expectation.outcome} ({expectation.reason}) but the item "
                               f"passed: fixed upstream? update the case's [[expect]] and [history]")

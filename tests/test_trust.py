@@ -199,6 +199,22 @@ def test_lint_rejects_a_generic_match(tmp_path):
     assert lint(tmp_path, failures=[specific]) == []
 
 
+@pytest.mark.parametrize("pattern, field", [
+    (".*", "expect[0].match"), ("fail|", "expect[0].match"), ("error:", "expect[0].match"),
+    ("compile-fail", "expect[0].match"), (".*", "history.bad_match"), ("crashed", "history.bad_match"),
+])
+def test_lint_refuses_a_match_that_accepts_anything_without_any_results(tmp_path, pattern, field):
+    """A planted `bad_match = ".*"` (prove and bisect would take any failure for the bug)
+    is refused with no results file to test it against."""
+    def mutate(m):
+        if field == "history.bad_match":
+            m["history"]["bad_match"] = pattern
+        else:
+            m["expect"][0]["match"] = pattern
+    problems = lint(tmp_path, mutate)
+    assert any(f"field '{field}'" in p and ("empty string" in p or "bare outcome" in p) for p in problems), problems
+
+
 def test_lint_command_exits_non_zero_and_names_the_field(tmp_path, monkeypatch, capsys):
     m = dict(LINT_BASE, expect=[{k: v for k, v in LINT_BASE["expect"][0].items() if k != "match"}])
     write_case(tmp_path / "cases", "linted", to_toml(m) + "\n", {"model.mlir": "func.func @main() { return }\n"})
