@@ -31,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from .case import CASES_DIR, CaseError, discover, find_case
+from .case import CASES_DIR, FAMILIES, CaseError, discover, find_case
 from .item import ItemId, run_item, settings_with
 from .refs import parse_ref
 from .outcomes import WRONG_NUMBERS
@@ -443,7 +443,7 @@ def cmd_new_case(args) -> int:
 
     try:
         d = new_case(CASES_DIR, args.slug, args.issue, args.title, args.from_mlir, args.reference,
-                     args.from_torch, args.function)
+                     args.from_torch, args.function, family=args.family)
     except (ScaffoldError, OSError, AttributeError) as e:
         raise SystemExit(f"iree-regress new-case: {e}")
     print(f"wrote {d}: now fill in README.md, the issue's flags, and run "
@@ -658,6 +658,7 @@ def main(argv=None) -> int:
     n.add_argument("--reference", type=Path, default=None,
                    help="with --from-mlir: reference.py (example_inputs(), reference()) for a numeric case")
     n.add_argument("--function", default=None, help="entry function (default: the first func)")
+    n.add_argument("--family", default="other", choices=FAMILIES, help="the family the bug belongs to")
 
     from .sweep.command import add_parser as add_sweep_parser, cmd_sweep
 

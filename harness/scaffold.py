@@ -28,11 +28,14 @@ def _toml_list(values) -> str:
     return "[" + ", ".join(f'"{v}"' for v in values) + "]"
 
 
-def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str]) -> str:
+def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str], family: str = "other",
+              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5)) -> str:
     return "\n".join([
         f'title = "{title}"',
         f'kind = "{kind}"',
         f"issues = {_toml_list(issues)}",
+        *([f'found_by = "{found_by}"'] if found_by else []),
+        f'family = "{family}"',
         "# prs = [\"iree-org/iree#...\"]",
         "",
         "[source]",
@@ -44,8 +47,8 @@ def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str])
         "flags = []  # the issue's own iree-compile flags",
         "",
         "[compare]",
-        "atol = 1e-5",
-        "rtol = 1e-5",
+        f"atol = {tolerance[0]:g}",
+        f"rtol = {tolerance[1]:g}",
         "",
         "# Known failures, e.g. for a bug still open on the newest release:",
         "# [[expect]]",
@@ -63,7 +66,7 @@ def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str])
 
 
 def readme(slug: str, title: str, issues: list[str], source_note: str, golden: bool) -> str:
-    links = ", ".join(f"[{ref}]({issue_url(ref)})" for ref in issues)
+    links = ", ".join(f"[{ref}]({issue_url(ref)})" for ref in issues) or "none known yet (TODO: search)"
     lines = [f"# {slug}", "", f"{title}.", "", f"Upstream: {links}.", "", "## The bug", "",
              "TODO: what went wrong, in two paragraphs: the symptom as the issue reports it, "
              "then the cause and the fix.", "", "## The reproducer", "", source_note, "",
@@ -76,10 +79,12 @@ def readme(slug: str, title: str, issues: list[str], source_note: str, golden: b
 
 def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = None,
              from_mlir: Path | None = None, reference: Path | None = None,
-             from_torch: str | None = None, function: str | None = None) -> Path:
+             from_torch: str | None = None, function: str | None = None, family: str = "other",
+             found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5)) -> Path:
+    """found_by: a case the suite found itself (a sweep variant) needs no issue yet."""
     if not SLUG.fullmatch(slug):
         raise ScaffoldError(f"slug {slug!r}: use lower-case words joined by '-'")
-    if not issues or any(not ISSUE_REF.fullmatch(i) for i in issues):
+    if (not issues and not found_by) or any(not ISSUE_REF.fullmatch(i) for i in issues):
         raise ScaffoldError(f"--issue must be owner/repo#N, got {issues or 'nothing'}")
     if (from_mlir is None) == (from_torch is None):
         raise ScaffoldError("give exactly one of --from-mlir and --from-torch")
@@ -113,7 +118,7 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             note = (f"`model.py` comes from {Path(module_path).name} (TODO: say which issue "
                     "it reproduces and how it was reduced).")
         kind = "numeric" if golden else "compile"
-        (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines))
+        (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines, family, found_by, tolerance))
         (case_dir / "README.md").write_text(readme(slug, title, issues, note, golden))
         if golden:
             program = case_dir / ("model.py" if from_torch else "reference.py")

@@ -250,3 +250,22 @@ def test_commands_take_a_variant_by_its_ref(tmp_path, monkeypatch):
         parse_ref("topk::n=3,op=plus::cpu-O3")
     with pytest.raises(SystemExit, match="has no item 'cpu-O1'"):
         parse_ref("topk::n=2,op=plus::cpu-O1")
+
+
+def test_a_variant_is_promoted_to_a_case_that_loads(tmp_path, monkeypatch):
+    """`sweep promote`: the variant's program, golden, family and tolerances as a case."""
+    from harness.case import load_case
+    from harness.cli import main as cli_main
+
+    write_sweep(tmp_path, TINY)
+    (tmp_path / "cases").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
+    assert cli_main(["sweep", "promote", "topk::n=4,op=plus::cpu-O0", "--slug", "tiny-plus"]) == 0
+    case = load_case(tmp_path / "cases" / "tiny-plus" / "case.toml")
+    assert (case.family, case.found_by, tuple(case.issues)) == ("topk", "iree-regress sweep", ())
+    assert (case.atol, case.rtol) == (1e-5, 1e-5)
+    assert "return x + 0" in (case.dir / "model.py").read_text()
+    assert (case.expected_dir / "output0.npy").is_file()
+    with pytest.raises(SystemExit, match="already exists"):
+        cli_main(["sweep", "promote", "topk::n=4,op=plus", "--slug", "tiny-plus"])

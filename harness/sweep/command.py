@@ -3,6 +3,8 @@
     iree-regress sweep list [FAMILY...]             families, axes, variant and item counts
     iree-regress sweep expect [FAMILY...] --from RESULTS [--write]
                                                     [[expect]] drafts for a run's new failures
+    iree-regress sweep promote FAMILY::VARIANT --slug SLUG [--issue owner/repo#N]
+                                                    the variant written as a case (cases/SLUG)
     iree-regress sweep scan [FAMILY...] [--releases A,B|all] [--release-shard K/N]
                             [--target cpu] [--opt-level O0,O3] [--out scan/] [--report-only]
                                                     the sweeps over releases: each item's windows
@@ -11,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -28,6 +31,12 @@ def add_parser(sub) -> None:
     ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
                     help="a run's results.jsonl, or the shards of one run")
     ex.add_argument("--write", action="store_true", help="append the drafts to the sweeps' specs")
+    pr = actions.add_parser("promote", help="write a variant as a case: its program, golden, family")
+    pr.add_argument("variant", help="<family>::<variant>[::item], as results name it")
+    pr.add_argument("--slug", required=True, help="the new case's folder name under cases/")
+    pr.add_argument("--issue", action="append", default=[],
+                    help="upstream issue, owner/repo#N (repeatable); none: found_by the sweep")
+    pr.add_argument("--title", default=None)
     sc = actions.add_parser("scan", help="run sweeps over releases; report each item's windows")
     sc.add_argument("families", nargs="*")
     sc.add_argument("--releases", default="all", help="comma-separated versions, or 'all' (PyPI)")
@@ -56,6 +65,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return _list(sweeps_named(args.families))
     if args.action == "scan":
         return _scan(sweeps_named(args.families), args)
+    if args.action == "promote":
+        return _promote(args)
     return _expect(sweeps_named(args.families), args.results, args.write)
 
 
@@ -130,4 +141,44 @@ def _scan(sweeps: list[Sweep], args: argparse.Namespace) -> int:
     if missing:
         print(f"sweep scan: no results for {', '.join(missing)}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _promote(args: argparse.Namespace) -> int:
+    """The variant's program as a case, through the same scaffold as `new-case`."""
+    import tempfile
+
+    from ..case import CASES_DIR
+    from ..scaffold import ScaffoldError, new_case
+    from ..toolchain import resolve
+    from ..item import settings_with
+    from .materialize import FOUND_BY, case_of_variant, program_of
+
+    parts = args.variant.split("::")
+    case_id = "::".join(parts[:2])
+    case = case_of_variant(case_id, settings_with(resolve()))  # checks the ref; makes its golden
+    family, variant_id = parts[0], parts[1]
+    sweep = sweeps_named([family])[0]
+    program = program_of(sweep, sweep.find(variant_id))
+    table = program.compare_table()
+    with tempfile.TemporaryDirectory() as tmp:
+        model = Path(tmp) / "model.py"
+        model.write_text(program.source)
+        try:
+            d = new_case(CASES_DIR, args.slug, args.issue, args.title or f"{sweep.title}: {variant_id}",
+                         from_torch=str(model), family=family, found_by="" if args.issue else FOUND_BY,
+                         tolerance=(table["atol"], table["rtol"]))
+        except (ScaffoldError, OSError) as e:
+            raise CaseError(f"sweep promote: {e}") from None
+    extra = []
+    if table.get("tolerance_reason"):
+        extra.append(f"# compare.tolerance_reason: {table['tolerance_reason']}")
+    for rule in table["output"]:  # indices outputs compared by what they select
+        extra += ["", "[[compare.output]]", *(f"{k} = {json.dumps(v)}" for k, v in rule.items())]
+    if extra:
+        with (d / "case.toml").open("a") as f:
+            f.write("\n".join(extra) + "\n")
+    print(f"wrote {d} from {case.slug}. Next: `iree-regress prove {args.slug} --scan --write` "
+          f"(its windows over the releases), then `iree-regress triage {args.slug}::<item> --out triage/`, "
+          "and search upstream for the thread that describes it.")
     return 0
