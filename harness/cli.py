@@ -18,7 +18,7 @@
     iree-regress expect --update [SLUG...] --from RESULTS [--write]
                                                    expectations rewritten from measured results
     iree-regress new-case SLUG --from-mlir F | --from-torch M.py:Class --issue owner/repo#N
-    iree-regress sweep list|expect ...              family sweeps (harness/sweep/command.py)
+    iree-regress sweep list|expect|promote|scan ... family sweeps (harness/sweep/command.py)
     iree-regress git-bisect-run CASE::ITEM --tools-dir DIR
                                                    exit 0 good / 1 bad / 125 skip, for `git bisect run`
 """
@@ -44,17 +44,6 @@ def _own_version() -> str:
         return version("iree-regress")
     except PackageNotFoundError:
         return "(not installed)"
-
-
-def _bug(case, args):
-    """The case's bug, with --bad-outcome / --bad-match overrides (harness/bug.py)."""
-    from .bug import Bug, BugUndefined
-
-    outcomes = tuple(args.bad_outcome.split(",")) if getattr(args, "bad_outcome", None) else None
-    try:
-        return Bug.of(case, outcomes, getattr(args, "bad_match", None))
-    except (BugUndefined, ValueError) as e:
-        raise SystemExit(f"iree-regress: {e}") from None
 
 
 def cmd_golden(args) -> int:
@@ -96,107 +85,6 @@ def cmd_run(rest) -> int:
     import pytest
 
     return pytest.main([str(CASES_DIR), *rest])
-
-
-def _source(args):
-    from .history.releases import ReleaseSource
-
-    return ReleaseSource(args.find_links, args.no_index)
-
-
-def cmd_bisect(args) -> int:
-    from .history import releases
-    from .history.bisect import format_result
-    from .history.probe import bisect_item, toolchains_in
-
-    case, item = parse_ref(args.item)
-    if item is None:
-        raise SystemExit("iree-regress: bisect needs one item: CASE::ITEM (e.g. ::cpu-O3)")
-    bug = _bug(case, args)
-    # Oldest first: release versions by PEP 440, local builds by folder name (name them sortably).
-    builds = toolchains_in(args.tools_dir) if args.tools_dir else {}
-    ordered = list(builds) if builds else releases.available(_source(args))
-    for end in (args.good, args.bad):
-        if end not in ordered:
-            raise SystemExit(f"iree-regress: version {end} is not available "
-                             f"(have: {', '.join(ordered)})")
-    lo, hi = sorted((ordered.index(args.good), ordered.index(args.bad)))
-    span = ordered[lo:hi + 1]
-    fixed_search = ordered.index(args.good) > ordered.index(args.bad)
-    if fixed_search:
-        span.reverse()  # walk from the good (newer) end back to the bad one
-    print(f"bisect {case.slug}::{item} over {len(span)} versions {span[0]} .. {span[-1]}; "
-          f"bad = {bug.description}")
-    result, results = bisect_item(case, item, bug, span, _source(args), builds, args.retries,
-                                  log=lambda line: print(line, flush=True))
-    for line in format_result(result, "fixed" if fixed_search else "broken"):
-        print(line)
-    if result.error:
-        return 2
-    print(f"answer: first {'fixed' if fixed_search else 'broken'} release: "
-          f"{result.last_good if fixed_search else result.first_bad}")
-    bad_result = results.get(result.first_bad)
-    if bad_result is not None:
-        print(f"reproducer ({result.first_bad}): {bad_result.reproducer()}")
-    return 0
-
-
-def cmd_git_bisect_run(args) -> int:
-    """Exit codes for `git bisect run`: 0 good, 1 bad, 125 skip (never 'bad' for a
-    build that is missing or cannot start: that is not the bug)."""
-    from .outcomes import PROBE_BAD
-    from .history.probe import EXIT_SKIP, git_bisect_exit, probe_toolchain
-    from .toolchain import ToolchainError, from_tools_dir
-
-    try:
-        case, item = parse_ref(args.item)
-        bug = _bug(case, args)
-    except SystemExit as e:
-        print(e, file=sys.stderr)
-        return EXIT_SKIP
-    if item is None:
-        print("iree-regress: git-bisect-run needs CASE::ITEM", file=sys.stderr)
-        return EXIT_SKIP
-    try:
-        tc = from_tools_dir(Path(args.tools_dir))
-    except (ToolchainError, OSError) as e:
-        print(f"skip: no usable build in {args.tools_dir}: {e}", file=sys.stderr)
-        return EXIT_SKIP
-    probe, result = probe_toolchain(case, item, bug, tc)
-    print(f"{case.slug}::{item} on {tc.describe()}: {probe.outcome} -> {probe.state}")
-    if probe.state == PROBE_BAD:
-        print(f"reproducer: {result.reproducer()}")
-    return git_bisect_exit(probe.state)
-
-
-def cmd_scan(args, case) -> int:
-    """prove --scan: every release (or --versions), a table, and the bug's windows."""
-    from .history.prove import items_to_prove, run_release
-    from .history.releases import available, sort_versions
-    from .history.window import outcome_table, windows
-    from .history.writeback import write_scan
-    from .toolchain import installed
-
-    versions = sort_versions(args.versions.split(",")) if args.versions else available(_source(args))
-    items = [ItemId.parse(n) for n in args.items.split(",")] if args.items else items_to_prove(case)
-    settings = settings_with(installed())
-    runs = []
-    for v in versions:
-        start = time.monotonic()
-        runs.append(run_release(case, v, items, settings, _source(args), log=print))
-        print(f"  {v}: {time.monotonic() - start:.1f} s", flush=True)
-    for line in outcome_table(runs, items):
-        print(line)
-    bug = _bug(case, args)
-    measured = windows(runs, bug)
-    for w in measured.windows:
-        print(f"window: last_good={w.last_good} first_bad={w.first_bad} last_bad={w.last_bad} "
-              f"first_good={w.first_good or '(open)'}")
-    print(f"status={measured.status} items={', '.join(measured.items)} match={measured.match}")
-    if args.write:
-        write_scan(case, bug, measured)
-        print(f"wrote [history] and the bug's [[expect]] entries to {case.manifest}")
-    return 0
 
 
 def cmd_list(args) -> int:
@@ -348,9 +236,10 @@ def cmd_repro(args) -> int:
     from .toolchain import resolve
 
     if args.release:
+        from .history.command import source_of
         from .history.releases import ensure
 
-        settings = settings_with(ensure(args.release, _source(args)))
+        settings = settings_with(ensure(args.release, source_of(args)))
     else:
         settings = settings_with(resolve(args.iree_tools_dir))
     # A whole case means its matrix items (ir checks have no bundle; named alone, one says so).
@@ -370,29 +259,6 @@ def cmd_repro(args) -> int:
         written += 1
         print(f"{case.slug}::{name}: {result.outcome} -> {out} (run.sh, ISSUE.md)")
     return 0 if written else 1
-
-
-def cmd_triage(args) -> int:
-    """Bisect, reduce, localise, and write an upstream-ready bundle (harness/triage/)."""
-    from .bundle import refuse_foreign
-    from .triage.flow import triage
-
-    case, item = parse_ref(args.item)
-    if item is None:
-        raise SystemExit("iree-regress: triage needs one item: CASE::ITEM (e.g. ::cpu-O3)")
-    out = Path(args.out)
-    try:
-        refuse_foreign(out, args.force, allowed={"work", "TRIAGE.json", "checks.mlir",
-                                                 "crash-reproducer.mlir"})
-    except ValueError as e:
-        raise SystemExit(f"iree-regress: {e}") from None
-    t = triage(case, item, _bug(case, args), out, _source(args), args.good, args.bad,
-               reduce=not args.no_reduce)
-    print(f"triage: {out / 'ISSUE.md'} ({t.seconds.get('total', 0):.0f} s: "
-          + ", ".join(f"{k} {v:.0f} s" for k, v in t.seconds.items() if k != "total") + ")")
-    for problem in t.problems:
-        print(f"triage: not done: {problem}")
-    return 0 if t.bisect is not None and t.start is not None else 1
 
 
 def cmd_expect(args) -> int:
@@ -451,92 +317,17 @@ def cmd_new_case(args) -> int:
     return 0
 
 
-def cmd_prove(args) -> int:
-    from .history.prove import prove_case
-    from .history.releases import available
-    from .toolchain import installed
-
-    if args.scan:
-        if len(args.cases) != 1:
-            raise SystemExit("iree-regress: prove --scan takes exactly one case")
-        return cmd_scan(args, find_case(args.cases[0]))
-    if args.merge:
-        return _merge_proofs(args)
-    cases, broken = [], []
-    for manifest in ([find_case(s).manifest for s in args.cases] if args.cases else discover(CASES_DIR)):
-        try:
-            cases.append(find_case(str(manifest)))
-        except CaseError as e:
-            broken.append(str(e))
-            print(f"NOT LOADED: {e}")
-    if args.shard:  # the weekly matrix: each machine proves an even share of the cases
-        from . import shard
-
-        try:
-            k, n = shard.parse(args.shard)
-        except shard.ShardError as e:
-            raise SystemExit(f"iree-regress: {e}") from None
-        placed = shard.assign({c.slug: [c.slug] for c in cases}, {}, n)
-        cases = [c for c in cases if placed[c.slug] == k - 1]
-        broken = broken if k == 1 else []  # a case that does not load is said once
-        print(f"prove: shard {k}/{n}: {len(cases)} cases")
-    versions = available(_source(args))
-    newest = args.newest or versions[-1]
-    only = None
-    if args.release_shard:  # the weekly matrix: each machine installs a share of the releases
-        from .history.releases import release_share
-        from .shard import ShardError
-
-        try:
-            only = set(release_share(versions, args.release_shard))
-        except ShardError as e:
-            raise SystemExit(f"iree-regress: {e}") from None
-        print(f"prove: releases {', '.join(sorted(only, key=versions.index)) or '(none)'}")
-    settings = settings_with(installed())
-    proofs = []
-    for case in cases:
-        start = time.monotonic()
-        proof = prove_case(case, settings, newest, _source(args), only=only)
-        proofs.append(proof)
-        print(f"{case.slug}: {proof.status} {case.history.describe()} "
-              f"({time.monotonic() - start:.0f} s){': ' + proof.note if proof.note else ''}")
-        for check in proof.checks:
-            print(f"    {check.line()}")
-    counts: dict[str, int] = {}
-    for p in proofs:
-        counts[p.status] = counts.get(p.status, 0) + 1
-    print("prove: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-          + (f", {len(broken)} NOT LOADED" if broken else ""))
-    if args.json:
-        Path(args.json).write_text(json.dumps([p.as_dict() for p in proofs], indent=1))
-    return 1 if broken or any(p.failed for p in proofs) else 0
-
-
-def _merge_proofs(args) -> int:
-    """prove --merge A.json B.json ...: one proof per case from a matrix of machines."""
-    from .history.prove import merge_proofs
-
-    proofs = [p for f in args.merge for p in json.loads(Path(f).read_text())]
-    merged = merge_proofs(proofs)
-    counts: dict[str, int] = {}
-    for m in merged.values():
-        counts[m["status"]] = counts.get(m["status"], 0) + 1
-        if m["status"] not in ("PROVEN", "GUARD"):
-            print(f"{m['case']}: {m['status']}{': ' + m['note'] if m['note'] else ''}")
-            for c in m["checks"]:
-                print(f"    {c['ok']} {c['role']} {c['version']}: {c['detail'][:120]}")
-    print(f"prove --merge: {len(args.merge)} files, " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
-    if args.json:
-        Path(args.json).write_text(json.dumps(list(merged.values()), indent=1))
-    return 0 if all(m["status"] in ("PROVEN", "GUARD") for m in merged.values()) else 1
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="iree-regress", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version",
                         version=f"iree-regress {_own_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
+    # Each wing registers its own commands (parsers and handlers).
+    from .history.command import add_parsers as add_history_parsers, release_source_options
+    from .sweep.command import add_parser as add_sweep_parser
+    from .triage.command import add_parser as add_triage_parser
+
     sub.add_parser("run", help="run the cases with pytest (extra args go to pytest)")
     g = sub.add_parser("golden", help="write inputs/ and expected/ of cases from PyTorch")
     g.add_argument("cases", nargs="+", help="case slugs or directories")
@@ -544,50 +335,6 @@ def main(argv=None) -> int:
     e.add_argument("--iree-tools-dir", default=None)
     e.add_argument("--json", action="store_true", help="the fingerprint reports carry, as JSON")
 
-    def release_source_options(p):
-        p.add_argument("--find-links", default=None,
-                       help="a find-links page (IREE nightlies) or a folder of wheels")
-        p.add_argument("--no-index", action="store_true",
-                       help="use only --find-links, not the package index")
-
-    b = sub.add_parser("bisect", help="find the first release where an item's outcome changes")
-    b.add_argument("item", help="CASE::ITEM, e.g. topk-dynamic-slice::cpu-O3")
-    b.add_argument("--good", required=True, help="a version where the item is good")
-    b.add_argument("--bad", required=True, help="a version where the item shows the bug")
-    b.add_argument("--bad-outcome", default=None,
-                   help="comma-separated outcomes that count as the bug (default: the case's)")
-    b.add_argument("--bad-match", default=None,
-                   help="regex the failure must match to count as the bug (default: the case's)")
-    b.add_argument("--tools-dir", type=Path, default=None,
-                   help="bisect local builds: DIR/<sortable name>/iree-compile ... instead of releases")
-    b.add_argument("--retries", type=int, default=0,
-                   help="probe each version this many extra times; disagreement = flaky = skip")
-    release_source_options(b)
-    r = sub.add_parser("git-bisect-run", help="one probe for `git bisect run` (exit 0/1/125)")
-    r.add_argument("item", help="CASE::ITEM")
-    r.add_argument("--tools-dir", required=True, help="folder with the build's iree-compile etc.")
-    r.add_argument("--bad-outcome", default=None)
-    r.add_argument("--bad-match", default=None)
-    p = sub.add_parser("prove", help="run cases on their known-bad and known-good releases")
-    p.add_argument("cases", nargs="*", help="case slugs (default: all)")
-    p.add_argument("--newest", default=None, help="release to check open bugs on (default: newest)")
-    p.add_argument("--json", default=None, help="also write the results as JSON here")
-    p.add_argument("--scan", action="store_true",
-                   help="run one case on every release (or --versions) and print its window")
-    p.add_argument("--versions", default=None, help="with --scan: comma-separated releases")
-    p.add_argument("--items", default=None, help="with --scan: comma-separated items")
-    p.add_argument("--bad-outcome", default=None,
-                   help="with --scan: the bug's outcome(s), comma-separated (default: the case's)")
-    p.add_argument("--bad-match", default=None,
-                   help="with --scan: regex of the bug's message (default: the case's, else measured)")
-    p.add_argument("--shard", default=None, help="K/N: prove the K-th of N even shares of the cases")
-    p.add_argument("--release-shard", default=None,
-                   help="K/N: check only the K-th of N runs of consecutive releases (merge with --merge)")
-    p.add_argument("--merge", nargs="+", default=None, metavar="PROVE_JSON",
-                   help="one proof per case from the --json files of a matrix of machines")
-    p.add_argument("--write", action="store_true",
-                   help="with --scan: write [history] windows and the bug's [[expect]] entries")
-    release_source_options(p)
     ls = sub.add_parser("list", help="every case by family with its status, windows and issues")
     ls.add_argument("--markdown", action="store_true", help="per-family tables (docs/families.md)")
     lt = sub.add_parser("lint", help="check expectations, history and tolerances of cases")
@@ -614,17 +361,6 @@ def main(argv=None) -> int:
     ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
                     help="a run's results.jsonl, or the shards of one run")
     ex.add_argument("--write", action="store_true", help="write the cases (default: show the diff)")
-    tr = sub.add_parser("triage", help="bisect, reduce and localise one item's bug; write ISSUE.md")
-    tr.add_argument("item", help="CASE::ITEM, e.g. transpose-propagation-index-semantics::cpu-O3")
-    tr.add_argument("--out", required=True, help="folder for ISSUE.md, the reproducer and TRIAGE.json")
-    tr.add_argument("--good", default=None, help="a release without the bug (default: the case's window)")
-    tr.add_argument("--bad", default=None, help="a release with the bug (default: the case's window)")
-    tr.add_argument("--bad-outcome", default=None, help="the bug's outcome(s) (default: the case's)")
-    tr.add_argument("--bad-match", default=None, help="the bug's message (default: the case's)")
-    tr.add_argument("--no-reduce", action="store_true", help="skip iree-reduce")
-    tr.add_argument("--force", action="store_true",
-                    help="replace --out even when it holds files a triage does not write")
-    release_source_options(tr)
     rr = sub.add_parser("run-bundle", help="run bundles' modules here and compare (runtime only)")
     rr.add_argument("bundles", nargs="+")
     rr.add_argument("--device", default=None, help="e.g. cuda://0 (default: the first listed)")
@@ -660,9 +396,7 @@ def main(argv=None) -> int:
     n.add_argument("--function", default=None, help="entry function (default: the first func)")
     n.add_argument("--family", default="other", choices=FAMILIES, help="the family the bug belongs to")
 
-    from .sweep.command import add_parser as add_sweep_parser, cmd_sweep
-
-    add_sweep_parser(sub)
+    commands = {**add_history_parsers(sub), **add_triage_parser(sub), **add_sweep_parser(sub)}
     args, rest = parser.parse_known_args(argv)
     from .process import become_subreaper
 
@@ -671,11 +405,9 @@ def main(argv=None) -> int:
         return cmd_run(rest)
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    commands = {"golden": cmd_golden, "env": cmd_env, "bisect": cmd_bisect, "prove": cmd_prove,
-            "git-bisect-run": cmd_git_bisect_run, "new-case": cmd_new_case,
-            "report": cmd_report, "list": cmd_list, "lint": cmd_lint, "repro": cmd_repro, "run-bundle": cmd_run_bundle,
-            "triage": cmd_triage, "expect": cmd_expect, "history": cmd_history,
-            "sweep": cmd_sweep}
+    commands.update({"golden": cmd_golden, "env": cmd_env, "new-case": cmd_new_case, "report": cmd_report,
+                     "list": cmd_list, "lint": cmd_lint, "repro": cmd_repro, "run-bundle": cmd_run_bundle,
+                     "expect": cmd_expect, "history": cmd_history})
     try:
         return commands[args.command](args)
     except CaseError as e:  # a malformed case: its own message names file and field

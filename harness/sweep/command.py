@@ -21,7 +21,7 @@ from ..case import CaseError
 from .spec import Sweep, discover, load_sweep
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> dict:
     sw = sub.add_parser("sweep", help="family sweeps: list them, draft expectations from a run")
     actions = sw.add_subparsers(dest="action", required=True)
     ls = actions.add_parser("list", help="each sweep: axes, variants, items, expectations")
@@ -47,6 +47,7 @@ def add_parser(sub) -> None:
     sc.add_argument("--out", type=Path, default=Path("scan"))
     sc.add_argument("--report-only", action="store_true",
                     help="read what --out holds (e.g. the shards of a weekly job), run nothing")
+    return {"sweep": cmd_sweep}
 
 
 def sweeps_named(families: list[str]) -> list[Sweep]:

@@ -1,0 +1,262 @@
+"""The release-history commands: `bisect`, `git-bisect-run`, `prove` (cli.py registers them).
+
+    iree-regress bisect CASE::ITEM --good V --bad V   first release where the item's outcome changes
+    iree-regress git-bisect-run CASE::ITEM --tools-dir DIR
+                                                      exit 0 good / 1 bad / 125 skip
+    iree-regress prove [SLUG...]                      cases on their known-bad / known-good releases
+    iree-regress prove SLUG --scan [--write]          every release: outcome table and windows
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from ..case import CASES_DIR, CaseError, discover, find_case
+from ..item import ItemId, settings_with
+from ..refs import parse_ref
+
+
+def release_source_options(p) -> None:
+    """Where releases come from: PyPI, or a find-links page / wheel folder."""
+    p.add_argument("--find-links", default=None,
+                   help="a find-links page (IREE nightlies) or a folder of wheels")
+    p.add_argument("--no-index", action="store_true",
+                   help="use only --find-links, not the package index")
+
+
+def add_parsers(sub) -> dict:
+    """The history commands' parsers; returns command -> handler."""
+    b = sub.add_parser("bisect", help="find the first release where an item's outcome changes")
+    b.add_argument("item", help="CASE::ITEM, e.g. topk-dynamic-slice::cpu-O3")
+    b.add_argument("--good", required=True, help="a version where the item is good")
+    b.add_argument("--bad", required=True, help="a version where the item shows the bug")
+    b.add_argument("--bad-outcome", default=None,
+                   help="comma-separated outcomes that count as the bug (default: the case's)")
+    b.add_argument("--bad-match", default=None,
+                   help="regex the failure must match to count as the bug (default: the case's)")
+    b.add_argument("--tools-dir", type=Path, default=None,
+                   help="bisect local builds: DIR/<sortable name>/iree-compile ... instead of releases")
+    b.add_argument("--retries", type=int, default=0,
+                   help="probe each version this many extra times; disagreement = flaky = skip")
+    release_source_options(b)
+    r = sub.add_parser("git-bisect-run", help="one probe for `git bisect run` (exit 0/1/125)")
+    r.add_argument("item", help="CASE::ITEM")
+    r.add_argument("--tools-dir", required=True, help="folder with the build's iree-compile etc.")
+    r.add_argument("--bad-outcome", default=None)
+    r.add_argument("--bad-match", default=None)
+    p = sub.add_parser("prove", help="run cases on their known-bad and known-good releases")
+    p.add_argument("cases", nargs="*", help="case slugs (default: all)")
+    p.add_argument("--newest", default=None, help="release to check open bugs on (default: newest)")
+    p.add_argument("--json", default=None, help="also write the results as JSON here")
+    p.add_argument("--scan", action="store_true",
+                   help="run one case on every release (or --versions) and print its window")
+    p.add_argument("--versions", default=None, help="with --scan: comma-separated releases")
+    p.add_argument("--items", default=None, help="with --scan: comma-separated items")
+    p.add_argument("--bad-outcome", default=None,
+                   help="with --scan: the bug's outcome(s), comma-separated (default: the case's)")
+    p.add_argument("--bad-match", default=None,
+                   help="with --scan: regex of the bug's message (default: the case's, else measured)")
+    p.add_argument("--shard", default=None, help="K/N: prove the K-th of N even shares of the cases")
+    p.add_argument("--release-shard", default=None,
+                   help="K/N: check only the K-th of N runs of consecutive releases (merge with --merge)")
+    p.add_argument("--merge", nargs="+", default=None, metavar="PROVE_JSON",
+                   help="one proof per case from the --json files of a matrix of machines")
+    p.add_argument("--write", action="store_true",
+                   help="with --scan: write [history] windows and the bug's [[expect]] entries")
+    release_source_options(p)
+    return {"bisect": cmd_bisect, "git-bisect-run": cmd_git_bisect_run, "prove": cmd_prove}
+
+
+def bug_of(case, args):
+    """The case's bug, with --bad-outcome / --bad-match overrides (harness/bug.py)."""
+    from ..bug import Bug, BugUndefined
+
+    outcomes = tuple(args.bad_outcome.split(",")) if getattr(args, "bad_outcome", None) else None
+    try:
+        return Bug.of(case, outcomes, getattr(args, "bad_match", None))
+    except (BugUndefined, ValueError) as e:
+        raise SystemExit(f"iree-regress: {e}") from None
+
+
+def source_of(args):
+    from .releases import ReleaseSource
+
+    return ReleaseSource(args.find_links, args.no_index)
+
+
+def cmd_bisect(args) -> int:
+    from . import releases
+    from .bisect import format_result
+    from .probe import bisect_item, toolchains_in
+
+    case, item = parse_ref(args.item)
+    if item is None:
+        raise SystemExit("iree-regress: bisect needs one item: CASE::ITEM (e.g. ::cpu-O3)")
+    bug = bug_of(case, args)
+    # Oldest first: release versions by PEP 440, local builds by folder name (name them sortably).
+    builds = toolchains_in(args.tools_dir) if args.tools_dir else {}
+    ordered = list(builds) if builds else releases.available(source_of(args))
+    for end in (args.good, args.bad):
+        if end not in ordered:
+            raise SystemExit(f"iree-regress: version {end} is not available "
+                             f"(have: {', '.join(ordered)})")
+    lo, hi = sorted((ordered.index(args.good), ordered.index(args.bad)))
+    span = ordered[lo:hi + 1]
+    fixed_search = ordered.index(args.good) > ordered.index(args.bad)
+    if fixed_search:
+        span.reverse()  # walk from the good (newer) end back to the bad one
+    print(f"bisect {case.slug}::{item} over {len(span)} versions {span[0]} .. {span[-1]}; "
+          f"bad = {bug.description}")
+    result, results = bisect_item(case, item, bug, span, source_of(args), builds, args.retries,
+                                  log=lambda line: print(line, flush=True))
+    for line in format_result(result, "fixed" if fixed_search else "broken"):
+        print(line)
+    if result.error:
+        return 2
+    print(f"answer: first {'fixed' if fixed_search else 'broken'} release: "
+          f"{result.last_good if fixed_search else result.first_bad}")
+    bad_result = results.get(result.first_bad)
+    if bad_result is not None:
+        print(f"reproducer ({result.first_bad}): {bad_result.reproducer()}")
+    return 0
+
+
+def cmd_git_bisect_run(args) -> int:
+    """Exit codes for `git bisect run`: 0 good, 1 bad, 125 skip (never 'bad' for a
+    build that is missing or cannot start: that is not the bug)."""
+    from ..outcomes import PROBE_BAD
+    from .probe import EXIT_SKIP, git_bisect_exit, probe_toolchain
+    from ..toolchain import ToolchainError, from_tools_dir
+
+    try:
+        case, item = parse_ref(args.item)
+        bug = bug_of(case, args)
+    except SystemExit as e:
+        print(e, file=sys.stderr)
+        return EXIT_SKIP
+    if item is None:
+        print("iree-regress: git-bisect-run needs CASE::ITEM", file=sys.stderr)
+        return EXIT_SKIP
+    try:
+        tc = from_tools_dir(Path(args.tools_dir))
+    except (ToolchainError, OSError) as e:
+        print(f"skip: no usable build in {args.tools_dir}: {e}", file=sys.stderr)
+        return EXIT_SKIP
+    probe, result = probe_toolchain(case, item, bug, tc)
+    print(f"{case.slug}::{item} on {tc.describe()}: {probe.outcome} -> {probe.state}")
+    if probe.state == PROBE_BAD:
+        print(f"reproducer: {result.reproducer()}")
+    return git_bisect_exit(probe.state)
+
+
+def cmd_scan(args, case) -> int:
+    """prove --scan: every release (or --versions), a table, and the bug's windows."""
+    from .prove import items_to_prove, run_release
+    from .releases import available, sort_versions
+    from .window import outcome_table, windows
+    from .writeback import write_scan
+    from ..toolchain import installed
+
+    versions = sort_versions(args.versions.split(",")) if args.versions else available(source_of(args))
+    items = [ItemId.parse(n) for n in args.items.split(",")] if args.items else items_to_prove(case)
+    settings = settings_with(installed())
+    runs = []
+    for v in versions:
+        start = time.monotonic()
+        runs.append(run_release(case, v, items, settings, source_of(args), log=print))
+        print(f"  {v}: {time.monotonic() - start:.1f} s", flush=True)
+    for line in outcome_table(runs, items):
+        print(line)
+    bug = bug_of(case, args)
+    measured = windows(runs, bug)
+    for w in measured.windows:
+        print(f"window: last_good={w.last_good} first_bad={w.first_bad} last_bad={w.last_bad} "
+              f"first_good={w.first_good or '(open)'}")
+    print(f"status={measured.status} items={', '.join(measured.items)} match={measured.match}")
+    if args.write:
+        write_scan(case, bug, measured)
+        print(f"wrote [history] and the bug's [[expect]] entries to {case.manifest}")
+    return 0
+
+
+def cmd_prove(args) -> int:
+    from .prove import prove_case
+    from .releases import available
+    from ..toolchain import installed
+
+    if args.scan:
+        if len(args.cases) != 1:
+            raise SystemExit("iree-regress: prove --scan takes exactly one case")
+        return cmd_scan(args, find_case(args.cases[0]))
+    if args.merge:
+        return _merge_proofs(args)
+    cases, broken = [], []
+    for manifest in ([find_case(s).manifest for s in args.cases] if args.cases else discover(CASES_DIR)):
+        try:
+            cases.append(find_case(str(manifest)))
+        except CaseError as e:
+            broken.append(str(e))
+            print(f"NOT LOADED: {e}")
+    if args.shard:  # the weekly matrix: each machine proves an even share of the cases
+        from .. import shard
+
+        try:
+            k, n = shard.parse(args.shard)
+        except shard.ShardError as e:
+            raise SystemExit(f"iree-regress: {e}") from None
+        placed = shard.assign({c.slug: [c.slug] for c in cases}, {}, n)
+        cases = [c for c in cases if placed[c.slug] == k - 1]
+        broken = broken if k == 1 else []  # a case that does not load is said once
+        print(f"prove: shard {k}/{n}: {len(cases)} cases")
+    versions = available(source_of(args))
+    newest = args.newest or versions[-1]
+    only = None
+    if args.release_shard:  # the weekly matrix: each machine installs a share of the releases
+        from .releases import release_share
+        from ..shard import ShardError
+
+        try:
+            only = set(release_share(versions, args.release_shard))
+        except ShardError as e:
+            raise SystemExit(f"iree-regress: {e}") from None
+        print(f"prove: releases {', '.join(sorted(only, key=versions.index)) or '(none)'}")
+    settings = settings_with(installed())
+    proofs = []
+    for case in cases:
+        start = time.monotonic()
+        proof = prove_case(case, settings, newest, source_of(args), only=only)
+        proofs.append(proof)
+        print(f"{case.slug}: {proof.status} {case.history.describe()} "
+              f"({time.monotonic() - start:.0f} s){': ' + proof.note if proof.note else ''}")
+        for check in proof.checks:
+            print(f"    {check.line()}")
+    counts: dict[str, int] = {}
+    for p in proofs:
+        counts[p.status] = counts.get(p.status, 0) + 1
+    print("prove: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+          + (f", {len(broken)} NOT LOADED" if broken else ""))
+    if args.json:
+        Path(args.json).write_text(json.dumps([p.as_dict() for p in proofs], indent=1))
+    return 1 if broken or any(p.failed for p in proofs) else 0
+
+
+def _merge_proofs(args) -> int:
+    """prove --merge A.json B.json ...: one proof per case from a matrix of machines."""
+    from .prove import merge_proofs
+
+    proofs = [p for f in args.merge for p in json.loads(Path(f).read_text())]
+    merged = merge_proofs(proofs)
+    counts: dict[str, int] = {}
+    for m in merged.values():
+        counts[m["status"]] = counts.get(m["status"], 0) + 1
+        if m["status"] not in ("PROVEN", "GUARD"):
+            print(f"{m['case']}: {m['status']}{': ' + m['note'] if m['note'] else ''}")
+            for c in m["checks"]:
+                print(f"    {c['ok']} {c['role']} {c['version']}: {c['detail'][:120]}")
+    print(f"prove --merge: {len(args.merge)} files, " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    if args.json:
+        Path(args.json).write_text(json.dumps(list(merged.values()), indent=1))
+    return 0 if all(m["status"] in ("PROVEN", "GUARD") for m in merged.values()) else 1

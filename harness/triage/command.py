@@ -1,0 +1,46 @@
+"""`iree-regress triage CASE::ITEM --out DIR` (cli.py registers it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..history.command import bug_of, release_source_options, source_of
+from ..refs import parse_ref
+
+
+def add_parser(sub) -> dict:
+    tr = sub.add_parser("triage", help="bisect, reduce and localise one item's bug; write ISSUE.md")
+    tr.add_argument("item", help="CASE::ITEM, e.g. transpose-propagation-index-semantics::cpu-O3")
+    tr.add_argument("--out", required=True, help="folder for ISSUE.md, the reproducer and TRIAGE.json")
+    tr.add_argument("--good", default=None, help="a release without the bug (default: the case's window)")
+    tr.add_argument("--bad", default=None, help="a release with the bug (default: the case's window)")
+    tr.add_argument("--bad-outcome", default=None, help="the bug's outcome(s) (default: the case's)")
+    tr.add_argument("--bad-match", default=None, help="the bug's message (default: the case's)")
+    tr.add_argument("--no-reduce", action="store_true", help="skip iree-reduce")
+    tr.add_argument("--force", action="store_true",
+                    help="replace --out even when it holds files a triage does not write")
+    release_source_options(tr)
+    return {"triage": cmd_triage}
+
+
+def cmd_triage(args) -> int:
+    """Bisect, reduce, localise, and write an upstream-ready bundle (harness/triage/)."""
+    from ..bundle import refuse_foreign
+    from .flow import triage
+
+    case, item = parse_ref(args.item)
+    if item is None:
+        raise SystemExit("iree-regress: triage needs one item: CASE::ITEM (e.g. ::cpu-O3)")
+    out = Path(args.out)
+    try:
+        refuse_foreign(out, args.force, allowed={"work", "TRIAGE.json", "checks.mlir",
+                                                 "crash-reproducer.mlir"})
+    except ValueError as e:
+        raise SystemExit(f"iree-regress: {e}") from None
+    t = triage(case, item, bug_of(case, args), out, source_of(args), args.good, args.bad,
+               reduce=not args.no_reduce)
+    print(f"triage: {out / 'ISSUE.md'} ({t.seconds.get('total', 0):.0f} s: "
+          + ", ".join(f"{k} {v:.0f} s" for k, v in t.seconds.items() if k != "total") + ")")
+    for problem in t.problems:
+        print(f"triage: not done: {problem}")
+    return 0 if t.bisect is not None and t.start is not None else 1
