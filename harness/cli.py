@@ -18,7 +18,7 @@
     iree-regress expect --update [SLUG...] --from RESULTS [--write]
                                                    expectations rewritten from measured results
     iree-regress new-case SLUG --from-mlir F | --from-torch M.py:Class --issue owner/repo#N
-    iree-regress sweep list|expect|promote|scan ... family sweeps (harness/sweep/command.py)
+    iree-regress sweep list|expect|promote|scan ... family sweeps (harness/commands/sweep.py)
     iree-regress git-bisect-run CASE::ITEM --tools-dir DIR
                                                    exit 0 good / 1 bad / 125 skip, for `git bisect run`
 """
@@ -236,7 +236,7 @@ def cmd_repro(args) -> int:
     from .toolchain import resolve
 
     if args.release:
-        from .history.command import source_of
+        from .commands.history import source_of
         from .history.releases import ensure
 
         settings = settings_with(ensure(args.release, source_of(args)))
@@ -324,9 +324,9 @@ def main(argv=None) -> int:
                         version=f"iree-regress {_own_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     # Each wing registers its own commands (parsers and handlers).
-    from .history.command import add_parsers as add_history_parsers, release_source_options
-    from .sweep.command import add_parser as add_sweep_parser
-    from .triage.command import add_parser as add_triage_parser
+    from .commands.history import add_parsers as add_history_parsers, release_source_options
+    from .commands.sweep import add_parser as add_sweep_parser
+    from .commands.triage import add_parser as add_triage_parser
 
     sub.add_parser("run", help="run the cases with pytest (extra args go to pytest)")
     g = sub.add_parser("golden", help="write inputs/ and expected/ of cases from PyTorch")

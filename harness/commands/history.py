@@ -82,15 +82,15 @@ def bug_of(case, args):
 
 
 def source_of(args):
-    from .releases import ReleaseSource
+    from ..history.releases import ReleaseSource
 
     return ReleaseSource(args.find_links, args.no_index)
 
 
 def cmd_bisect(args) -> int:
-    from . import releases
-    from .bisect import format_result
-    from .probe import bisect_item, toolchains_in
+    from ..history import releases
+    from ..history.bisect import format_result
+    from ..history.probe import bisect_item, toolchains_in
 
     case, item = parse_ref(args.item)
     if item is None:
@@ -128,7 +128,7 @@ def cmd_git_bisect_run(args) -> int:
     """Exit codes for `git bisect run`: 0 good, 1 bad, 125 skip (never 'bad' for a
     build that is missing or cannot start: that is not the bug)."""
     from ..outcomes import PROBE_BAD
-    from .probe import EXIT_SKIP, git_bisect_exit, probe_toolchain
+    from ..history.probe import EXIT_SKIP, git_bisect_exit, probe_toolchain
     from ..toolchain import ToolchainError, from_tools_dir
 
     try:
@@ -154,10 +154,10 @@ def cmd_git_bisect_run(args) -> int:
 
 def cmd_scan(args, case) -> int:
     """prove --scan: every release (or --versions), a table, and the bug's windows."""
-    from .prove import items_to_prove, run_release
-    from .releases import available, sort_versions
-    from .window import outcome_table, windows
-    from .writeback import write_scan
+    from ..history.prove import items_to_prove, run_release
+    from ..history.releases import available, sort_versions
+    from ..history.window import outcome_table, windows
+    from ..history.writeback import write_scan
     from ..toolchain import installed
 
     versions = sort_versions(args.versions.split(",")) if args.versions else available(source_of(args))
@@ -183,8 +183,8 @@ def cmd_scan(args, case) -> int:
 
 
 def cmd_prove(args) -> int:
-    from .prove import prove_case
-    from .releases import available
+    from ..history.prove import prove_case
+    from ..history.releases import available
     from ..toolchain import installed
 
     if args.scan:
@@ -215,7 +215,7 @@ def cmd_prove(args) -> int:
     newest = args.newest or versions[-1]
     only = None
     if args.release_shard:  # the weekly matrix: each machine installs a share of the releases
-        from .releases import release_share
+        from ..history.releases import release_share
         from ..shard import ShardError
 
         try:
@@ -245,7 +245,7 @@ def cmd_prove(args) -> int:
 
 def _merge_proofs(args) -> int:
     """prove --merge A.json B.json ...: one proof per case from a matrix of machines."""
-    from .prove import merge_proofs
+    from ..history.prove import merge_proofs
 
     proofs = [p for f in args.merge for p in json.loads(Path(f).read_text())]
     merged = merge_proofs(proofs)

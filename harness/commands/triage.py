@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..history.command import bug_of, release_source_options, source_of
+from .history import bug_of, release_source_options, source_of
 from ..refs import parse_ref
 
 
@@ -26,7 +26,7 @@ def add_parser(sub) -> dict:
 def cmd_triage(args) -> int:
     """Bisect, reduce, localise, and write an upstream-ready bundle (harness/triage/)."""
     from ..bundle import refuse_foreign
-    from .flow import triage
+    from ..triage.flow import triage
 
     case, item = parse_ref(args.item)
     if item is None:

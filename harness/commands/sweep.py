@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from ..case import CaseError
-from .spec import Sweep, discover, load_sweep
+from ..sweep.spec import Sweep, discover, load_sweep
 
 
 def add_parser(sub) -> dict:
@@ -84,7 +84,7 @@ def _list(sweeps: list[Sweep]) -> int:
 
 def _expect(sweeps: list[Sweep], results: list[Path], write: bool) -> int:
     from ..results import merge_results
-    from .draft import drafts
+    from ..sweep.draft import drafts
 
     _, records = merge_results(results, lambda w: print(f"warning: {w}", file=sys.stderr))
     total = 0
@@ -108,7 +108,7 @@ def _scan(sweeps: list[Sweep], args: argparse.Namespace) -> int:
     import time
 
     from ..history.releases import available, sort_versions
-    from . import scan
+    from ..sweep import scan
 
     if args.releases == "all":
         releases = available()
@@ -153,7 +153,7 @@ def _promote(args: argparse.Namespace) -> int:
     from ..scaffold import ScaffoldError, new_case
     from ..toolchain import resolve
     from ..item import settings_with
-    from .materialize import FOUND_BY, case_of_variant, program_of
+    from ..sweep.materialize import FOUND_BY, case_of_variant, program_of
 
     parts = args.variant.split("::")
     case_id = "::".join(parts[:2])
