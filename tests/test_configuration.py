@@ -12,7 +12,7 @@ from harness.cache import Cache
 from harness.configuration import changes, read_configuration
 from harness.outcomes import FAILED, OK
 from harness.record import ItemRecord, StageResult, outcome_of
-from harness.rundiff import diff_runs
+from harness.report.rundiff import diff_runs
 from harness.stages import Settings, configure_stage
 from harness.toolchain import resolve
 from helpers import make_toolchain

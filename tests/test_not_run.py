@@ -9,7 +9,7 @@ import numpy as np
 from harness.expect_update import update_case
 from harness.case import load_case
 from harness.record import ItemRecord, StageResult
-from harness.rundiff import diff_runs
+from harness.report.rundiff import diff_runs
 from helpers import IDENTITY_INPUT, numeric_case, plugin_args, results_by_item
 
 KNOWN_WRONG = [{"outcome": "compare-fail", "compiler": ">=3.0", "match": "elements differ",

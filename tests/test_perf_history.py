@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from harness import perf
-from harness.nights import histories, load_nights, page
+from harness.report import perf
+from harness.report.nights import histories, load_nights, page
 from harness.record import ItemRecord, StageResult
-from harness.summary import build
+from harness.report.summary import build
 
 pytestmark = pytest.mark.harness
 

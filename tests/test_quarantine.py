@@ -6,8 +6,8 @@ import datetime
 
 import pytest
 
-from harness import quarantine
-from harness.summary import build
+from harness.report import quarantine
+from harness.report.summary import build
 from helpers import numeric_case, plugin_args, results_by_item
 
 pytestmark = pytest.mark.harness

@@ -11,11 +11,11 @@ import pytest
 from harness.cli import main as cli_main
 from harness.outcomes import CELL_STATES
 from harness.record import ItemRecord
-from harness.render import html_page, markdown
+from harness.report.render import html_page, markdown
 from harness.results import ResultsWriter, read_results
-from harness.rundiff import diff_runs
+from harness.report.rundiff import diff_runs
 from harness.signatures import group_failures, normalise
-from harness.summary import build
+from harness.report.summary import build
 
 ENV = {"compiler_version": "3.13.0rc20261016", "compiler_revision": "89ece87b8985" + "0" * 28,
        "runtime_version": "3.13.0rc20261016", "packages": {"torch": "2.13.0"},
@@ -57,6 +57,8 @@ def current_items():
         item("beta", "vulkan-O0", "FAIL", [stage("import"), stage("compile", "oom", "killed at 9000 MB")]),
         item("beta", "vulkan-O3", "FAIL", [stage("import"), stage("compile"), stage("run", "garbage", "unreadable")]),
         item("beta", "cuda-O0", "XPASS", ok),
+        item("beta", "cuda-O3", "UNOBSERVED", [stage("import"), stage("compile"), stage("run", "skip", "no cuda device here")],
+             compile_only=True),
         item("gamma", "ir-strip", "SKIP", [stage("ir", "skip", "not for this compiler")], ir_check="strip"),
         item("gamma", "cpu-O0", "FAIL", [stage("import"), stage(
             "compile", "fail", "/tmp/a/model.mlir:12:3: error: 'tensor.pad' op %arg3 has 4x?x8xf32 type")]),
@@ -196,7 +198,7 @@ def test_html_matrix_renders_in_headless_chromium(results, tmp_path):
     m = re.search(r'<pre id="render-check" hidden="">(.*?)</pre>', dom, re.S)
     assert m, f"no render check in the rendered page: {dom[:500]}"
     seen = json.loads(m.group(1).replace("&quot;", '"'))
-    assert seen["cells"] == len(model.items) - 1 == 12  # the collect error sits in the case column
+    assert seen["cells"] == len(model.items) - 1 == 13  # the collect error sits in the case column
     want = {_rgb(CELL_STATES[s].colour): n for s, n in model.counts.items() if n and s != "error"}
     assert seen["colours"] == want
     assert {i.cell_state for i in model.items} == set(CELL_STATES)  # every state is drawn

@@ -10,7 +10,7 @@ import pytest
 
 from harness import shard
 from harness.cli import main as cli_main
-from harness.summary import build
+from harness.report.summary import build
 from helpers import compile_case, numeric_case, plugin_args, results_by_item
 
 pytestmark = pytest.mark.harness

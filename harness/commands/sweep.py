@@ -21,7 +21,7 @@ from ..case import CaseError
 from ..sweep.spec import Sweep, discover, load_sweep
 
 
-def add_parser(sub) -> dict:
+def add_parsers(sub) -> dict:
     sw = sub.add_parser("sweep", help="family sweeps: list them, draft expectations from a run")
     actions = sw.add_subparsers(dest="action", required=True)
     ls = actions.add_parser("list", help="each sweep: axes, variants, items, expectations")

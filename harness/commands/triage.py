@@ -8,7 +8,7 @@ from .history import bug_of, release_source_options, source_of
 from ..refs import parse_ref
 
 
-def add_parser(sub) -> dict:
+def add_parsers(sub) -> dict:
     tr = sub.add_parser("triage", help="bisect, reduce and localise one item's bug; write ISSUE.md")
     tr.add_argument("item", help="CASE::ITEM, e.g. transpose-propagation-index-semantics::cpu-O3")
     tr.add_argument("--out", required=True, help="folder for ISSUE.md, the reproducer and TRIAGE.json")

@@ -7,16 +7,16 @@ import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .case import issue_url
-from .expect_update import update_command
-from .outcomes import CELL_ERROR, CELL_STATES, FAIL, XPASS
+from ..case import issue_url
+from ..expect_update import update_command
+from ..outcomes import CELL_ERROR, CELL_STATES, FAIL, XPASS
+from ..record import ItemRecord
+from ..results import merge_results, read_results
+from ..signatures import Group, group_failures
+from ..targets import OPT_LEVELS, TARGETS
 from .perf import Flag, changes
 from .quarantine import Entry, split_gate
-from .record import ItemRecord
-from .results import merge_results, read_results
 from .rundiff import RunDiff, diff_runs, gate
-from .signatures import Group, group_failures
-from .targets import OPT_LEVELS, TARGETS
 
 MATRIX_COLUMNS = tuple(f"{t}-{o}" for t in TARGETS for o in OPT_LEVELS)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from .record import ItemRecord
+from ..record import ItemRecord
 
 K = 4.0  # robust standard deviations
 MIN_NIGHTS = 3  # fewer nights than this: no baseline yet

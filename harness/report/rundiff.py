@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .configuration import changes as configuration_changes
-from .outcomes import ERROR, FAIL, PASS, SKIPPED, XPASS, is_failure
-from .record import ItemRecord
-from .record import compile_only as only_compiled
+from ..configuration import changes as configuration_changes
+from ..outcomes import ERROR, FAIL, PASS, SKIPPED, XPASS, is_failure
+from ..record import ItemRecord
+from ..record import compile_only as only_compiled
 
 
 @dataclass

@@ -11,11 +11,11 @@ import hashlib
 import html
 import re
 
-from .outcomes import (CELL_COMPILE_ONLY, CELL_ERROR, CELL_FAIL, CELL_SKIP, CELL_STATES, CELL_XFAIL,
+from ..outcomes import (CELL_COMPILE_ONLY, CELL_ERROR, CELL_FAIL, CELL_SKIP, CELL_STATES, CELL_XFAIL,
                        CELL_XPASS, PASS, SKIP)
-from .record import ItemRecord
+from ..record import ItemRecord
+from ..signatures import signature_of
 from .rundiff import not_run_reason
-from .signatures import signature_of
 from .summary import ReportModel, cell_label, diagnosis
 
 

@@ -15,10 +15,10 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .outcomes import CELL_ERROR, CELL_FAIL, CELL_STATES, CELL_XPASS
+from ..outcomes import CELL_ERROR, CELL_FAIL, CELL_STATES, CELL_XPASS
+from ..record import ItemRecord
+from ..results import read_results
 from .perf import METRICS, metrics
-from .record import ItemRecord
-from .results import read_results
 
 
 @dataclass

@@ -16,8 +16,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .case import ISSUE_REF
-from .record import ItemRef
+from ..case import ISSUE_REF
+from ..record import ItemRef
 
 DEFAULT_FILE = Path("quarantine.toml")
 FIELDS = ("item", "reason", "issue", "expires")

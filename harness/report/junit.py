@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from .outcomes import SKIP, XFAIL
-from .record import ItemRecord
+from ..outcomes import SKIP, XFAIL
+from ..record import ItemRecord
 
 
 def write_junit(items: list[ItemRecord], path: Path, name: str = "iree-regress") -> Path:

@@ -1,0 +1,71 @@
+"""The bundles' commands: `repro` (reproducer bundles) and `run-bundle` (run them where
+the device is). cli.py registers them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..item import ItemId, run_item, settings_with
+from ..refs import parse_ref
+from .history import release_source_options, source_of
+
+def add_parsers(sub) -> dict:
+    rb = sub.add_parser("repro", help="write reproducer bundles (input, module, run.sh, ISSUE.md)")
+    rb.add_argument("items", nargs="+", help="CASE::ITEM, or CASE for all its matrix items")
+    rb.add_argument("--out", required=True, help="bundle folder (one subfolder per item if several)")
+    rb.add_argument("--target", default=None, help="only these targets, e.g. cuda,vulkan")
+    rb.add_argument("--iree-tools-dir", default=None)
+    rb.add_argument("--release", default=None, help="use this IREE release (installed, cached)")
+    rb.add_argument("--force", action="store_true",
+                    help="replace --out even when it holds files a bundle does not write")
+    release_source_options(rb)
+    rr = sub.add_parser("run-bundle", help="run bundles' modules here and compare (runtime only)")
+    rr.add_argument("bundles", nargs="+")
+    rr.add_argument("--device", default=None, help="e.g. cuda://0 (default: the first listed)")
+    rr.add_argument("--results", type=Path, default=None,
+                    help="also write results.jsonl lines (verdicts by the cases' expectations), "
+                         "to merge with the compile-only results of the run that made the bundles")
+    return {"repro": cmd_repro, "run-bundle": cmd_run_bundle}
+
+
+def cmd_repro(args) -> int:
+    """One bundle per item: CASE::ITEM, or every matrix item of CASE."""
+    from ..bundle import write_bundle
+    from ..toolchain import resolve
+
+    if args.release:
+        from ..history.releases import ensure
+
+        settings = settings_with(ensure(args.release, source_of(args)))
+    else:
+        settings = settings_with(resolve(args.iree_tools_dir))
+    # A whole case means its matrix items (ir checks have no bundle; named alone, one says so).
+    wanted = [(case, i) for case, item in map(parse_ref, args.items)
+              for i in ([item] if item else [i for i in ItemId.of(case) if not i.is_ir])
+              if not args.target or i.target in args.target.split(",")]
+    written = 0
+    for case, name in wanted:
+        result = run_item(case, name, settings)
+        # one item: --out is the bundle; several: one subfolder each
+        out = Path(args.out) / f"{case.slug}--{name}" if len(wanted) > 1 else Path(args.out)
+        try:
+            write_bundle(case, result, settings, out, force=args.force)
+        except ValueError as e:
+            print(f"skip: {e}")
+            continue
+        written += 1
+        print(f"{case.slug}::{name}: {result.outcome} -> {out} (run.sh, ISSUE.md)")
+    return 0 if written else 1
+
+
+def cmd_run_bundle(args) -> int:
+    from ..bundle_run import run_bundle
+
+    if args.results:
+        from ..bundle_results import write_bundle_results
+
+        return write_bundle_results([Path(d) for d in args.bundles], args.results, args.device)
+    status = 0
+    for d in args.bundles:
+        status = max(status, run_bundle(Path(d), args.device))
+    return status

@@ -1,0 +1,178 @@
+"""The cases' commands: `golden`, `list`, `lint`, `expect --update`, `new-case`. cli.py
+registers them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..case import CASES_DIR, FAMILIES, CaseError, discover, find_case
+from ..outcomes import WRONG_NUMBERS
+
+def add_parsers(sub) -> dict:
+    g = sub.add_parser("golden", help="write inputs/ and expected/ of cases from PyTorch")
+    g.add_argument("cases", nargs="+", help="case slugs or directories")
+    ls = sub.add_parser("list", help="every case by family with its status, windows and issues")
+    ls.add_argument("--markdown", action="store_true", help="per-family tables (docs/families.md)")
+    lt = sub.add_parser("lint", help="check expectations, history and tolerances of cases")
+    lt.add_argument("cases", nargs="*", help="case slugs (default: all)")
+    lt.add_argument("--results", type=Path, default=Path("reports/results.jsonl"),
+                    help="latest results: a match that also matches another case's failure "
+                         "there is generic")
+    ex = sub.add_parser("expect", help="rewrite [[expect]] entries from a run's results")
+    ex.add_argument("cases", nargs="*", help="case slugs (default: every case in the results)")
+    ex.add_argument("--update", action="store_true", help="scope expectations to what was measured")
+    ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
+                    help="a run's results.jsonl, or the shards of one run")
+    ex.add_argument("--write", action="store_true", help="write the cases (default: show the diff)")
+    n = sub.add_parser("new-case", help="scaffold a case from an MLIR file or a PyTorch module")
+    n.add_argument("slug")
+    n.add_argument("--issue", action="append", default=[], required=True,
+                   help="upstream issue, owner/repo#N (repeatable)")
+    n.add_argument("--title", default=None)
+    src = n.add_mutually_exclusive_group(required=True)
+    src.add_argument("--from-mlir", type=Path, help="the input IR")
+    src.add_argument("--from-torch", help="module.py:Class (module defines example_inputs())")
+    n.add_argument("--reference", type=Path, default=None,
+                   help="with --from-mlir: reference.py (example_inputs(), reference()) for a numeric case")
+    n.add_argument("--function", default=None, help="entry function (default: the first func)")
+    n.add_argument("--family", default="other", choices=FAMILIES, help="the family the bug belongs to")
+    return {"golden": cmd_golden, "list": cmd_list, "lint": cmd_lint, "expect": cmd_expect,
+            "new-case": cmd_new_case}
+
+
+def cmd_golden(args) -> int:
+    from ..reference import write_golden
+
+    for slug in args.cases:
+        case = find_case(slug, require_golden=False)
+        if case.reference_program is None:
+            print(f"{case.slug}: no PyTorch program (kind {case.kind}); nothing to write")
+            continue
+        inputs, outputs = write_golden(case.reference_program, case.dir)
+        print(f"{case.slug}: wrote {len(inputs)} input(s), {len(outputs)} expected output(s) "
+              f"from {case.reference_program.name}")
+    return 0
+
+
+def cmd_list(args) -> int:
+    """Every case with its family, status and measured windows (from case.toml alone),
+    grouped and counted by family; --markdown gives docs/families.md."""
+    rows, invalid = [], []
+    for manifest in discover(CASES_DIR):
+        try:
+            rows.append(find_case(str(manifest)))
+        except CaseError as e:
+            invalid.append(f"{manifest.parent.name}: INVALID: {e}")
+    families = {f: [c for c in rows if c.family == f] for f in sorted({c.family for c in rows})}
+    if args.markdown:
+        print(_families_markdown(families))
+    else:
+        print(f"{'case':<48} {'kind':<8} {'status':<7} {'windows (bug outcome)':<52} issues")
+        for family, cases in families.items():
+            print(f"-- {_family_line(family, cases)}")
+            for case in cases:
+                h = case.history
+                bug = f" ({'/'.join(h.bad_outcomes)})" if h.bad_outcomes else ""
+                print(f"{case.slug:<48} {case.kind:<8} {h.status:<7} {h.describe() + bug:<52} {_cites(case)}")
+    for line in invalid:
+        print(line)
+    return 1 if invalid else 0
+
+
+def _cites(case) -> str:
+    return " ".join(case.issues) or f"found by {case.found_by}"
+
+
+def _family_line(family: str, cases) -> str:
+    windows = [c for c in cases if c.history.windows]
+    wrong = [c for c in windows if WRONG_NUMBERS in c.history.bad_outcomes]
+    guards = sum(c.history.status == "guard" for c in cases)
+    return (f"{family}: {len(cases)} cases, {len(windows)} with measured windows "
+            f"({len(wrong)} wrong numbers), {guards} guards")
+
+
+def _families_markdown(families) -> str:
+    from ..item import ItemId
+
+    out = ["# The mission families", "",
+           "Made by `iree-regress list --markdown` from the cases' `[history]`: windows measured",
+           "on every release with `iree-regress prove <slug> --scan --write`. Targets and levels",
+           "are those the bug was measured on (vulkan runs on every release through the lavapipe",
+           "layer; hip and cuda compile only here).", ""]
+    for family, cases in families.items():
+        out += [f"## {_family_line(family, cases)}", "",
+                "| case | status | windows | bug outcome | targets | levels | cites |",
+                "|---|---|---|---|---|---|---|"]
+        for c in cases:
+            items = [ItemId.parse(n) for n in c.history.bad_items]
+            targets = sorted({i.target for i in items if i.target})
+            targets += ["ir"] if any(i.is_ir for i in items) else []
+            levels = sorted({i.opt_level for i in items if i.opt_level})
+            out.append(f"| {c.slug} | {c.history.status} | {c.history.describe() if c.history.windows else '-'} "
+                       f"| {'/'.join(c.history.bad_outcomes) or '-'} | {', '.join(targets) or '-'} "
+                       f"| {', '.join(levels) or '-'} | {_cites(c)} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def cmd_lint(args) -> int:
+    from ..lint import latest_failures, lint_case, lint_sweep
+
+    from ..sweep.spec import SWEEPS_DIR, discover as discover_sweeps
+
+    manifests = [find_case(s).manifest for s in args.cases] if args.cases else discover(CASES_DIR)
+    sweeps = [] if args.cases else discover_sweeps(SWEEPS_DIR)
+    failures = latest_failures(args.results)
+    if not failures:
+        print(f"lint: no failures in {args.results} to test matches against; "
+              "generic matches are not checked")
+    problems = [p for m in manifests for p in lint_case(m, failures)]
+    problems += [p for s in sweeps for p in lint_sweep(s, failures)]
+    for p in problems:
+        print(p)
+    print(f"lint: {len(manifests)} case(s), {len(sweeps)} sweep(s), {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+def cmd_expect(args) -> int:
+    """Rewrite cases' [[expect]] entries (and open windows) from a run's results."""
+    from ..expect_update import update_case
+    from ..results import merge_results
+
+    if not args.update:
+        raise SystemExit("iree-regress: expect needs --update (the only action)")
+    _, records = merge_results(args.results, lambda w: print(f"warning: {w}", file=sys.stderr))
+    by_case: dict[str, list] = {}
+    for r in records:
+        by_case.setdefault(r.case, []).append(r)
+    slugs = args.cases or sorted(by_case)
+    changed = 0
+    for slug in slugs:
+        if slug not in by_case:
+            print(f"{slug}: no results in {' '.join(map(str, args.results))}")
+            continue
+        update = update_case(find_case(slug), by_case[slug])
+        if not update.changed:
+            continue
+        changed += 1
+        print(update.diff(), end="")
+        for note in update.notes:
+            print(f"# {slug}: {note}")
+        if args.write:
+            update.case.manifest.write_text(update.new)
+    print(f"expect --update: {changed} case(s) {'rewritten' if args.write else 'would change (add --write)'}")
+    return 0
+
+
+def cmd_new_case(args) -> int:
+    from ..scaffold import ScaffoldError, new_case
+
+    try:
+        d = new_case(CASES_DIR, args.slug, args.issue, args.title, args.from_mlir, args.reference,
+                     args.from_torch, args.function, family=args.family)
+    except (ScaffoldError, OSError, AttributeError) as e:
+        raise SystemExit(f"iree-regress new-case: {e}")
+    print(f"wrote {d}: now fill in README.md, the issue's flags, and run "
+          f"`iree-regress prove {args.slug} --scan --bad-outcome <outcome> --write`")
+    return 0
