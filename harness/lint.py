@@ -22,17 +22,19 @@ the file and the field:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from .bug import Bug
-from .case import LOOSE_TOLERANCE, Case, CaseError, Expectation, load_case
+from .case import CASES_DIR, LOOSE_TOLERANCE, Case, CaseError, Expectation, load_case
 from .item import ItemId, bug_items
 from .outcomes import FAILING_STATUSES, STAGES
+from .toolchain import release_of
 from .record import ItemRecord
-from .sweep.spec import load_sweep
+from .sweep.spec import SWEEPS_DIR, load_sweep
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,11 @@ class Problem:
         return f"{self.manifest}: field '{self.field}': {self.message}"
 
 
-def lint_case(manifest: Path, failures: list[ItemRecord]) -> list[Problem]:
-    """failures: failing items of the latest results (any case); used to find generic matches."""
+def lint_case(manifest: Path, failures: list[ItemRecord],
+              same_as: dict[str, set[str]] | None = None) -> list[Problem]:
+    """failures: failing items of the latest results (any case); used to find generic
+    matches. same_as: item key -> the cases a sweep declares that item's failure to be
+    the same as (declared_same_as): those are this case's bug, not another one."""
     try:
         case = load_case(manifest)
     except CaseError as e:
@@ -58,7 +63,9 @@ def lint_case(manifest: Path, failures: list[ItemRecord]) -> list[Problem]:
         problems.append(Problem(where, field, message))
 
     problems += [Problem(where, f, m) for f, m in
-                 _expectation_problems(case.expectations, lambda key: key.case == case.slug,
+                 _expectation_problems(case.expectations,
+                                       lambda key, _: key.case == case.slug
+                                       or case.slug in (same_as or {}).get(str(key), ()),
                                        failures, case.kind == "ir")]
 
     for key, value in (("atol", case.atol), ("rtol", case.rtol)):
@@ -69,10 +76,19 @@ def lint_case(manifest: Path, failures: list[ItemRecord]) -> list[Problem]:
     return problems
 
 
+def _applies(e: Expectation, r: ItemRecord) -> bool:
+    """Whether e decides r's verdict: its target, level and release (3.13.0rc... is 3.13.0)."""
+    try:
+        release = release_of(r.compiler) if r.compiler else None
+    except InvalidVersion:
+        release = None
+    return release is None or e.applies_to(r.target, r.opt_level, r.ir_check, release)
+
+
 def _expectation_problems(expectations, own, failures: list[ItemRecord],
                           ir_only: bool = False) -> list[tuple[str, str]]:
-    """(field, message) for each expectation too broad to trust; `own(ref)` says which
-    failures are the expectation's own (its case, or its sweep's variants)."""
+    """(field, message) for each expectation too broad to trust; `own(ref, e)` says which
+    failures are expectation e's own (its case's, or its sweep's variants')."""
     found = []
     for i, e in enumerate(expectations):
         f = f"expect[{i}]"
@@ -83,7 +99,10 @@ def _expectation_problems(expectations, own, failures: list[ItemRecord],
             found.append((f"{f}.match", f"/{e.match.pattern}/ {accepts_anything(e.match)}: it would take any "
                                         f"{e.outcome} for the known bug"))
         else:
-            other = next((r for r in failures if not own(r.ref) and e.match.search(r.failure_text())), None)
+            # Another bug's failure it would take for this one: where it applies (target,
+            # level, release), unless that failure is the entry's own.
+            other = next((r for r in failures if not own(r.ref, e) and _applies(e, r)
+                          and e.match.search(r.failure_text())), None)
             if other is not None:
                 found.append((f"{f}.match", f"/{e.match.pattern}/ is generic: it also matches "
                                             f"{other.key} ({other.outcome}) in the latest results"))
@@ -102,9 +121,18 @@ def lint_sweep(path: Path, failures: list[ItemRecord]) -> list[Problem]:
     except CaseError as e:
         return [Problem(Path(path), "(load)", str(e))]
     mine = f"{sweep.family}::"
-    problems = [Problem(sweep.path, f, m) for f, m in
-                _expectation_problems(sweep.parsed_expectations(), lambda key: key.case.startswith(mine),
-                                      failures)]
+    parsed = sweep.parsed_expectations()
+    same_as = [_slugs(table.get("same_as")) for _, _, table in sweep.expectations]
+
+    def own(key, e) -> bool:
+        index = next(i for i, x in enumerate(parsed) if x is e)
+        return key.case.startswith(mine) or key.case in same_as[index]
+
+    problems = [Problem(sweep.path, f, m) for f, m in _expectation_problems(parsed, own, failures)]
+    for i, slugs in enumerate(same_as):
+        for slug in slugs:
+            if not (CASES_DIR / slug / "case.toml").is_file():
+                problems.append(Problem(sweep.path, f"expect[{i}].same_as", f"no case {slug!r} in {CASES_DIR}"))
     for i, (where, ids, _) in enumerate(sweep.expectations):
         if not where and not ids:
             problems.append(Problem(sweep.path, f"expect[{i}].where", "missing: name the variants "
@@ -126,6 +154,11 @@ def accepts_anything(match) -> str:
             o for stage in STAGES for o in (f"{stage}-{s}" for s in FAILING_STATUSES)}:
         return "is a bare outcome or status word"
     return ""
+
+
+def _slugs(value) -> list[str]:
+    """same_as: a case slug or a list of them."""
+    return [] if value is None else [str(v) for v in (value if isinstance(value, list) else [value])]
 
 
 def _history_problems(case: Case) -> list[tuple[str, str]]:
@@ -167,6 +200,34 @@ def _history_problems(case: Case) -> list[tuple[str, str]]:
                                   "says it does not show"))
                     break
     return found
+
+
+def declared_same_as(failures: list[ItemRecord]) -> dict[str, set[str]]:
+    """For each sweep item's failure, the cases whose failure its own expectation says it
+    is (`same_as`), where that expectation takes it (outcome and match)."""
+    sweeps: dict[str, tuple] = {}  # family -> (sweep, variant id -> point), read once
+    out: dict[str, set[str]] = {}
+    for r in failures:
+        family, sep, variant_id = r.case.partition("::")
+        if not sep:
+            continue
+        if family not in sweeps:
+            path = SWEEPS_DIR / f"{family}.toml"
+            try:
+                sweep = load_sweep(path)
+                sweeps[family] = (sweep, {v.id: v.values() for v in sweep.variants()})
+            except (CaseError, OSError):
+                sweeps[family] = (None, {})
+        sweep, points = sweeps[family]
+        point = points.get(variant_id)
+        if point is None:
+            continue
+        for table in sweep.expectations_for(point, keep_scope=True):
+            slugs = _slugs(table.get("same_as"))
+            if (slugs and table["outcome"] == r.outcome and r.target in table.get("targets", [r.target])
+                    and re.search(table.get("match", ""), r.failure_text())):
+                out.setdefault(r.key, set()).update(slugs)
+    return out
 
 
 def latest_failures(results: Path | None) -> list[ItemRecord]:

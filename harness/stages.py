@@ -194,20 +194,21 @@ def is_vmfb(path: Path) -> bool:
 
 def compile_stage(mlir: Path, flags: list[str], settings: Settings,
                   configurations: bool = False) -> tuple[StageResult, Path | None]:
-    """configurations: also dump each executable after strategy selection and keep the
-    attention ones' configurations (data["configurations"], files under configurations/);
-    the dump is not part of the command shown, which stays the user's."""
+    """configurations: for a program that computes attention, also record what IREE
+    configured for each attention dispatch (data["configurations"], the dumped
+    executables under configurations/). That takes a second, partial compile up to
+    strategy selection, so that the item's own compile stays the user's command and its
+    diagnostics point into the program, not into a dump."""
     tc = settings.toolchain
     host = targets.host_cpu_id() if targets.uses_host_cpu(flags) else ""
-    dumps = configurations and targets.config_dump_flag(tc.release, Path()) is not None
+    dumps = (configurations and targets.config_dump_flag(tc.release, Path()) is not None
+             and has_attention(mlir.read_text(errors="replace")))
     key = digest("compile", mlir, flags, tc.fingerprint(), host, "configurations" if dumps else "")
     shown = display([_tool_name(settings, tc.compile), mlir, *flags, "-o", "module.vmfb"])
 
     def build(out: Path) -> Built:
         vmfb = out / "module.vmfb"
-        dump = out / "configurations"
-        extra = [targets.config_dump_flag(tc.release, dump)] if dumps else []
-        proc = run_bounded([tc.compile, mlir, *flags, *extra, "-o", vmfb], settings.compile_bounds)
+        proc = run_bounded([tc.compile, mlir, *flags, "-o", vmfb], settings.compile_bounds)
         result = stage_from_process("compile", proc, shown)
         if not result.ok:
             return result, {}
@@ -217,14 +218,29 @@ def compile_stage(mlir: Path, flags: list[str], settings: Settings,
             return result, {}
         files = {"module.vmfb": vmfb}
         if dumps:
-            result.data["configurations"] = read_configurations(dump)
-            files.update({f"configurations/{p.name}": p for p in sorted(dump.glob("*.mlir"))
-                          if ATTENTION_OP.search(p.read_text(errors="replace"))})
+            files.update(_dump_configurations(mlir, flags, out, result, settings))
         return result, files
 
     result, entry = cached_step(settings, "compile", key, build, shown=shown, path=mlir,
                                 meta={"flags": flags})
     return result, (entry / "module.vmfb") if result.ok else None
+
+
+def _dump_configurations(mlir: Path, flags: list[str], out: Path, result: StageResult,
+                         settings: Settings) -> dict[str, Path]:
+    """Compile up to strategy selection with the dump on; the attention executables'
+    configurations go to result.data (or why they could not be read)."""
+    tc = settings.toolchain
+    dump = out / "configurations"
+    proc = run_bounded([tc.compile, mlir, *flags, "--compile-to=executable-configurations",
+                        targets.config_dump_flag(tc.release, dump), "-o", out / "configured.mlir"],
+                       settings.compile_bounds)
+    if not proc.ok:
+        result.data["configurations_error"] = last_diagnostic(proc.stderr) or proc.status()
+        return {}
+    result.data["configurations"] = read_configurations(dump)
+    return {f"configurations/{p.name}": p for p in sorted(dump.glob("*.mlir"))
+            if ATTENTION_OP.search(p.read_text(errors="replace"))}
 
 
 def configure_stage(mlir: Path, compiled: StageResult, vmfb: Path, settings: Settings) -> StageResult | None:
@@ -233,8 +249,11 @@ def configure_stage(mlir: Path, compiled: StageResult, vmfb: Path, settings: Set
     attention dispatch was configured, or when the tuner's strip pass leaves a tuning
     attribute on the attention op (iree-org/iree#20053). None where there is nothing
     to say (no attention, or a release without the dump)."""
+    if "configurations_error" in compiled.data:
+        return StageResult("configure", FAILED, "the compile up to strategy selection, which dumps the "
+                           f"configurations, failed: {compiled.data['configurations_error']}")
     configs = compiled.data.get("configurations")
-    if configs is None or (not configs and not has_attention(mlir.read_text(errors="replace"))):
+    if configs is None:  # no attention in the program, or a release without the dump
         return None
     result = StageResult("configure", OK, data={"configurations": configs})
     if not configs:

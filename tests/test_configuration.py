@@ -95,9 +95,13 @@ def test_an_attention_op_with_no_configured_dispatch_fails(tmp_path, fake_tools)
                            _compiled(tmp_path, []), settings)
     assert lost.status == FAILED and "no dispatch holds a configured attention op" in lost.detail
     assert outcome_of([StageResult("compile", OK), lost]) == "configure-fail"
-    mlir.write_text("%0 = torch.aten.mm %arg0, %arg1\n")  # no attention: nothing to say
-    assert configure_stage(mlir, StageResult("compile", OK, data={"configurations": []}),
-                           tmp_path / "entry" / "module.vmfb", settings) is None
+    # No attention in the program: the compile recorded nothing, and there is nothing to say.
+    assert configure_stage(mlir, StageResult("compile", OK, data={}), tmp_path / "entry" / "module.vmfb",
+                           settings) is None
+    # The partial compile that dumps the configurations failed: said, never a pass.
+    broke = configure_stage(mlir, StageResult("compile", OK, data={"configurations_error": "error: boom"}),
+                            tmp_path / "entry" / "module.vmfb", settings)
+    assert broke.status == FAILED and "error: boom" in broke.detail
 
 
 def test_a_tuning_attribute_left_by_the_strip_pass_fails(tmp_path, fake_tools):
@@ -141,6 +145,10 @@ def test_a_real_hip_compile_records_its_configuration_and_the_real_strip_pass_st
     [config] = compiled.data["configurations"]
     assert config["dispatch"].startswith("attention_") and config["mma"] and config["lowering_config"]
     assert "--iree-hal-dump-executable-configurations-to" not in compiled.command  # the user's command
+    # Diagnostics still point into the program (the dump is a second, partial compile).
+    flags_with_error = [*flags, "--iree-hip-waves-per-eu=abc"]
+    failed, _ = compile_stage(mlir, flags_with_error, settings, configurations=True)
+    assert not failed.ok and "configurations/" not in failed.detail
     stage = configure_stage(mlir, compiled, vmfb, settings)
     assert (stage.status, stage.detail) == (OK, "")
     assert stage.data["configurations"] == [config]

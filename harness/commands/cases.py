@@ -117,7 +117,7 @@ def _families_markdown(families) -> str:
 
 
 def cmd_lint(args) -> int:
-    from ..lint import latest_failures, lint_case, lint_sweep
+    from ..lint import declared_same_as, latest_failures, lint_case, lint_sweep
 
     from ..sweep.spec import SWEEPS_DIR, discover as discover_sweeps
 
@@ -127,7 +127,8 @@ def cmd_lint(args) -> int:
     if not failures:
         print(f"lint: no failures in {args.results} to test matches against; "
               "generic matches are not checked")
-    problems = [p for m in manifests for p in lint_case(m, failures)]
+    same_as = declared_same_as(failures)
+    problems = [p for m in manifests for p in lint_case(m, failures, same_as)]
     problems += [p for s in sweeps for p in lint_sweep(s, failures)]
     for p in problems:
         print(p)

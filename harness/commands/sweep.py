@@ -31,6 +31,8 @@ def add_parsers(sub) -> dict:
     ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
                     help="a run's results.jsonl, or the shards of one run")
     ex.add_argument("--write", action="store_true", help="append the drafts to the sweeps' specs")
+    ex.add_argument("--all", action="store_true",
+                    help="draft for every failing item, known ones too (to write a sweep's expectations anew)")
     pr = actions.add_parser("promote", help="write a variant as a case: its program, golden, family")
     pr.add_argument("variant", help="<family>::<variant>[::item], as results name it")
     pr.add_argument("--slug", required=True, help="the new case's folder name under cases/")
@@ -68,7 +70,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return _scan(sweeps_named(args.families), args)
     if args.action == "promote":
         return _promote(args)
-    return _expect(sweeps_named(args.families), args.results, args.write)
+    return _expect(sweeps_named(args.families), args.results, args.write, args.all)
 
 
 def _list(sweeps: list[Sweep]) -> int:
@@ -82,14 +84,14 @@ def _list(sweeps: list[Sweep]) -> int:
     return 0
 
 
-def _expect(sweeps: list[Sweep], results: list[Path], write: bool) -> int:
+def _expect(sweeps: list[Sweep], results: list[Path], write: bool, known_too: bool = False) -> int:
     from ..results import merge_results
     from ..sweep.draft import drafts
 
     _, records = merge_results(results, lambda w: print(f"warning: {w}", file=sys.stderr))
     total = 0
     for s in sweeps:
-        blocks = drafts(s, records)
+        blocks = drafts(s, records, known_too)
         if not blocks:
             continue
         total += len(blocks)

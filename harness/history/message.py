@@ -5,7 +5,7 @@ from other failures with the same outcome (harness/bug.py matches it).
                   of the largest error: "output 0: (12|16)/64 elements differ...; max abs
                   err (0\\.[1-9]\\d*)" (a golden moved by a new miscompile does not match)
   a diagnostic    its first error line without locations, its numbers and SSA names
-                  matched by class, quoted op names kept
+                  matched by class, quoted op names kept, and the program's op it points at
   FileCheck       the check file and line that failed
   a crash         its signal and the class (or function) it died in
 Results with several outcomes (wrong numbers on the matrix, a failing IR check) give
@@ -106,13 +106,22 @@ def _error_line(text: str) -> str:
                 return ""
             pattern = _pattern(message)
             op = _OPERATOR_NAME.search(line)  # an op torch-mlir left unlowered: name it
-            return f"{pattern}.*{_escape(op.group(1))}" if op else pattern
+            if op:
+                return f"{pattern}.*{_escape(op.group(1))}"
+            # The program's op the diagnostic points at (the source line under it): one
+            # message of llvm-cpu's stack limit is many bugs; with its op, one.
+            source = _SOURCE_OP.search(text, text.find(line) + len(line))
+            if source and source.start() - (text.find(line) + len(line)) < 400:
+                return f"{pattern}(?s:.*){_escape(source.group(1))}"
+            return pattern
     return ""
 
 
 # An IREE runtime status: "c/runtime/src/iree/hal/buffer.c:123: PERMISSION_DENIED; ..."
 _RUNTIME_STATUS = re.compile(r"\b[A-Z][A-Z_]{3,}; .*")
 _OPERATOR_NAME = re.compile(r'name = "(torch\.[\w.]+)"')
+_SOURCE_OP = re.compile(r"^\s+%[\w:#]+(?:, %[\w:#]+)* = "
+                        r"((?:torch|stablehlo|tosa|linalg|tensor|iree_linalg_ext)\.[\w.]+)", re.M)
 _MAX_LITERAL = 100  # characters of the diagnostic's own words kept
 
 

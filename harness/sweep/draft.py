@@ -17,16 +17,20 @@ from packaging.version import Version
 
 from ..history.message import derive_match
 from ..history.writeback import toml_value
-from ..outcomes import FAIL, WRONG_NUMBERS
+from ..outcomes import FAIL, PASS_OUTCOME, WRONG_NUMBERS, XFAIL
 from ..record import ItemRecord
 from ..signatures import signature_of
 from .spec import Sweep
 
 
-def drafts(sweep: Sweep, records: list[ItemRecord]) -> list[str]:
-    """The [[expect]] blocks for the sweep's failing items (verdict FAIL) in `records`."""
+def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> list[str]:
+    """The [[expect]] blocks for the sweep's failing items (verdict FAIL) in `records`;
+    known_too: for every item that did not pass (XFAIL too), to write the sweep's
+    expectations anew from one whole run."""
     mine = f"{sweep.family}::"
-    failing = [r for r in records if r.case.startswith(mine) and r.verdict == FAIL and r.target]
+    verdicts = (FAIL, XFAIL) if known_too else (FAIL,)
+    failing = [r for r in records if r.case.startswith(mine) and r.verdict in verdicts and r.target
+               and r.outcome != PASS_OUTCOME]
     # One bug, one entry: diagnostics by the message they would be matched with (types
     # and dispatch names vary within one bug), wrong numbers by which outputs differ.
     groups: dict[tuple[str, str], list[ItemRecord]] = defaultdict(list)

@@ -8,7 +8,9 @@
     [[exclude]] when = {axis = [values]}, reason = "..."   points that are not programs
     [matrix]  targets, and per target the levels (cpu/vulkan run O0-O3, hip/cuda O3)
     [[expect]] as in a case.toml, plus the variants it is about: where = {axis = [values]}
-              (by axis values), and/or variants = ["<id>", ...] (exactly those measured)
+              (by axis values), and/or variants = ["<id>", ...] (exactly those measured);
+              same_as = "<case slug>" (or a list) when a case's expectation describes the
+              same failure
 
 A variant is one point of the grid. Its id spells its axis values in sorted order
 (`dim=-1,dtype=f16,k=1`), so it is stable while the axes hold; its items are named
@@ -27,7 +29,10 @@ from ..targets import OPT_LEVELS, TARGETS
 
 SWEEPS_DIR = Path("sweeps")
 STRATEGIES = ("product", "pairwise")
-SCOPE_KEYS = {"where", "variants"}  # what a sweep's [[expect]] adds to a case's
+# What a sweep's [[expect]] adds to a case's: its scope, and `same_as`, the case one of
+# whose expectations describes the same failure (lint then reads that case's failures
+# as this entry's own, not as another bug its match would swallow).
+SCOPE_KEYS = {"where", "variants", "same_as"}
 Value = str | int | float | bool
 
 
@@ -123,10 +128,10 @@ class Sweep:
         tables = [table for _, _, table in self.expectations]
         return read_expectations(_Reader(self.path, {"expect": tables}), extra=SCOPE_KEYS)
 
-    def expectations_for(self, point: dict[str, Value]) -> list[dict]:
-        """The [[expect]] tables about this variant, without their scope."""
+    def expectations_for(self, point: dict[str, Value], keep_scope: bool = False) -> list[dict]:
+        """The [[expect]] tables about this variant, without their scope (unless asked)."""
         variant_id = self.variant(point).id
-        return [{k: v for k, v in table.items() if k not in SCOPE_KEYS}
+        return [{k: v for k, v in table.items() if keep_scope or k not in SCOPE_KEYS}
                 for where, ids, table in self.expectations
                 if in_scope(where, point) and (not ids or variant_id in ids)]
 
