@@ -69,3 +69,16 @@ def test_a_run_names_one_toolchain(pytester, fake_tools):
                                 "--iree-release", "3.4.0")
     result.stdout.fnmatch_lines(["*--iree-release and --iree-tools-dir name two toolchains*"])
     assert result.ret != 0
+
+
+def test_an_op_a_release_cannot_read_yet_is_support_arriving_not_a_regression(tmp_path):
+    unknown = "error: custom op 'torch.aten._assert_tensor_metadata' is unknown"
+    for release, (outcome, text) in {"3.0.0": ("compile-fail", unknown), "3.1.0": ("pass", ""),
+                                     "3.2.0": ("compare-fail", "output 0: 3/8 elements differ"),
+                                     "3.3.0": ("pass", "")}.items():
+        _write(tmp_path, release, [_record("k=1", outcome, text), _record("k=2", "compile-fail" if release == "3.0.0"
+                                                                           else "pass", unknown)])
+    scan = read_scan(tmp_path, RELEASES)
+    assert [h.key for h in scan.found] == ["topk::k=1::cpu-O0"]  # the wrong numbers, not the import
+    assert scan.items["topk::k=1::cpu-O0"].windows(RELEASES)[0] == ("3.0.0", "3.0.0", "unsupported")
+    assert not scan.items["topk::k=2::cpu-O0"].ever_fails

@@ -8,14 +8,18 @@ do not depend on the release, so they are made once and shared by all of them.
 The scan then reads every release's records and says, per item, which outcome each
 release gave, in runs of consecutive releases (its windows). An item whose outcome
 changes between releases (wrong, failing or crashing on some, not on others) is a
-found regression. A release on which one failure covers nearly every item (an import
-its compiler cannot parse, a flag it does not know) is said once and left out, since it
-tells nothing about any one variant.
+found regression. Two kinds of failure tell nothing about a variant's bug and are kept
+apart: a release on which one failure covers nearly every item (a flag it does not
+know) is said once and left out; and an item that release cannot read at all (an op
+its importer does not know or does not lower yet: `custom op 'torch.aten._assert_tensor_
+metadata' is unknown`) is "unsupported" there, shown in its windows, but a change to or
+from it is support arriving, not a regression.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -30,6 +34,10 @@ from .spec import Sweep
 
 # A release where one failure covers this share of the items failed as a whole.
 RELEASE_WIDE = 0.9
+UNSUPPORTED = "unsupported"
+# What a compiler says of a program it cannot read yet (its importer's coverage, not a bug).
+_UNSUPPORTED = re.compile(r"custom op '[\w.]+' is unknown|failed to legalize operation "
+                          r"'torch\.(?:aten|prims|operator)[\w.]*'(?: that was explicitly marked illegal)?")
 
 
 def run_release(sweeps: list[Sweep], release: str, targets: str, levels: str, out: Path,
@@ -63,11 +71,11 @@ class ItemHistory:
 
     @property
     def changes(self) -> bool:
-        return len(set(self.outcomes.values())) > 1
+        return len(set(self.outcomes.values()) - {UNSUPPORTED}) > 1
 
     @property
     def ever_fails(self) -> bool:
-        return any(o != PASS_OUTCOME for o in self.outcomes.values())
+        return any(o not in (PASS_OUTCOME, UNSUPPORTED) for o in self.outcomes.values())
 
 
 @dataclass
@@ -105,7 +113,8 @@ def read_scan(out: Path, releases: list[str]) -> Scan:
             if r.outcome in HARNESS_OUTCOMES:
                 continue  # not the compiler's doing: the report of that release shows it
             h = items.setdefault(r.key, ItemHistory(r.key))
-            h.outcomes[release] = r.outcome
+            unsupported = r.outcome != PASS_OUTCOME and _UNSUPPORTED.search(r.failure_text())
+            h.outcomes[release] = UNSUPPORTED if unsupported else r.outcome
             if r.outcome != PASS_OUTCOME:
                 h.signatures[release] = signature_of(r)
     scanned = [r for r in releases if r in per_release]
