@@ -76,8 +76,9 @@ def test_an_op_a_release_cannot_read_yet_is_support_arriving_not_a_regression(tm
     for release, (outcome, text) in {"3.0.0": ("compile-fail", unknown), "3.1.0": ("pass", ""),
                                      "3.2.0": ("compare-fail", "output 0: 3/8 elements differ"),
                                      "3.3.0": ("pass", "")}.items():
-        _write(tmp_path, release, [_record("k=1", outcome, text), _record("k=2", "compile-fail" if release == "3.0.0"
-                                                                           else "pass", unknown)])
+        fillers = [_record(f"n={n}", "pass") for n in range(8)]  # the release as a whole is fine
+        _write(tmp_path, release, [_record("k=1", outcome, text), *fillers,
+                                   _record("k=2", "compile-fail" if release == "3.0.0" else "pass", unknown)])
     scan = read_scan(tmp_path, RELEASES)
     assert [h.key for h in scan.found] == ["topk::k=1::cpu-O0"]  # the wrong numbers, not the import
     assert scan.items["topk::k=1::cpu-O0"].windows(RELEASES)[0] == ("3.0.0", "3.0.0", "unsupported")
