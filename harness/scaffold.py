@@ -8,6 +8,7 @@ expectations are for the author to write.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -29,7 +30,7 @@ def _toml_list(values) -> str:
 
 
 def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str], family: str = "other",
-              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5)) -> str:
+              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5), tolerance_reason: str = "") -> str:
     return "\n".join([
         f'title = "{title}"',
         f'kind = "{kind}"',
@@ -49,6 +50,7 @@ def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str],
         "[compare]",
         f"atol = {tolerance[0]:g}",
         f"rtol = {tolerance[1]:g}",
+        *([f"tolerance_reason = {json.dumps(tolerance_reason)}"] if tolerance_reason else []),
         "",
         "# Known failures, e.g. for a bug still open on the newest release:",
         "# [[expect]]",
@@ -80,7 +82,8 @@ def readme(slug: str, title: str, issues: list[str], source_note: str, golden: b
 def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = None,
              from_mlir: Path | None = None, reference: Path | None = None,
              from_torch: str | None = None, function: str | None = None, family: str = "other",
-             found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5)) -> Path:
+             found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5),
+             tolerance_reason: str = "") -> Path:
     """found_by: a case the suite found itself (a sweep variant) needs no issue yet."""
     if not SLUG.fullmatch(slug):
         raise ScaffoldError(f"slug {slug!r}: use lower-case words joined by '-'")
@@ -118,7 +121,8 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             note = (f"`model.py` comes from {Path(module_path).name} (TODO: say which issue "
                     "it reproduces and how it was reduced).")
         kind = "numeric" if golden else "compile"
-        (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines, family, found_by, tolerance))
+        (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines, family, found_by, tolerance,
+                                                      tolerance_reason))
         (case_dir / "README.md").write_text(readme(slug, title, issues, note, golden))
         if golden:
             program = case_dir / ("model.py" if from_torch else "reference.py")

@@ -170,12 +170,11 @@ def _promote(args: argparse.Namespace) -> int:
         try:
             d = new_case(CASES_DIR, args.slug, args.issue, args.title or f"{sweep.title}: {variant_id}",
                          from_torch=str(model), family=family, found_by="" if args.issue else FOUND_BY,
-                         tolerance=(table["atol"], table["rtol"]))
+                         tolerance=(table["atol"], table["rtol"]),
+                         tolerance_reason=table.get("tolerance_reason", ""))
         except (ScaffoldError, OSError) as e:
             raise CaseError(f"sweep promote: {e}") from None
     extra = []
-    if table.get("tolerance_reason"):
-        extra.append(f"# compare.tolerance_reason: {table['tolerance_reason']}")
     for rule in table["output"]:  # indices outputs compared by what they select
         extra += ["", "[[compare.output]]", *(f"{k} = {json.dumps(v)}" for k, v in rule.items())]
     if extra:
