@@ -78,6 +78,10 @@ class Expectation:
                    release: Version) -> bool:
         return release in self.compiler and self.covers(target, opt_level, ir_name)
 
+    def takes(self, outcome: str, failure_text: str) -> bool:
+        """Whether a failure is this expectation's bug: its outcome, and its message."""
+        return outcome == self.outcome and (self.match is None or bool(self.match.search(failure_text)))
+
     def covers(self, target: str | None, opt_level: str | None, ir_name: str | None) -> bool:
         """Whether the expectation is about this item, on some release."""
         if ir_name is not None:

@@ -22,7 +22,6 @@ the file and the field:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +33,7 @@ from .item import ItemId, bug_items
 from .outcomes import FAILING_STATUSES, STAGES
 from .toolchain import release_of
 from .record import ItemRecord
-from .sweep.spec import SWEEPS_DIR, load_sweep
+from .sweep.spec import load_sweep, sweeps_by_family
 
 
 @dataclass(frozen=True)
@@ -87,8 +86,8 @@ def _applies(e: Expectation, r: ItemRecord) -> bool:
 
 def _expectation_problems(expectations, own, failures: list[ItemRecord],
                           ir_only: bool = False) -> list[tuple[str, str]]:
-    """(field, message) for each expectation too broad to trust; `own(ref, e)` says which
-    failures are expectation e's own (its case's, or its sweep's variants')."""
+    """(field, message) for each expectation too broad to trust; `own(ref, i)` says which
+    failures are expectation i's own (its case's, or its sweep's variants')."""
     found = []
     for i, e in enumerate(expectations):
         f = f"expect[{i}]"
@@ -101,7 +100,7 @@ def _expectation_problems(expectations, own, failures: list[ItemRecord],
         else:
             # Another bug's failure it would take for this one: where it applies (target,
             # level, release), unless that failure is the entry's own.
-            other = next((r for r in failures if not own(r.ref, e) and _applies(e, r)
+            other = next((r for r in failures if not own(r.ref, i) and _applies(e, r)
                           and e.match.search(r.failure_text())), None)
             if other is not None:
                 found.append((f"{f}.match", f"/{e.match.pattern}/ is generic: it also matches "
@@ -124,9 +123,8 @@ def lint_sweep(path: Path, failures: list[ItemRecord]) -> list[Problem]:
     parsed = sweep.parsed_expectations()
     same_as = [_slugs(table.get("same_as")) for _, _, table in sweep.expectations]
 
-    def own(key, e) -> bool:
-        index = next(i for i, x in enumerate(parsed) if x is e)
-        return key.case.startswith(mine) or key.case in same_as[index]
+    def own(key, i) -> bool:
+        return key.case.startswith(mine) or key.case in same_as[i]
 
     problems = [Problem(sweep.path, f, m) for f, m in _expectation_problems(parsed, own, failures)]
     for i, slugs in enumerate(same_as):
@@ -204,28 +202,22 @@ def _history_problems(case: Case) -> list[tuple[str, str]]:
 
 def declared_same_as(failures: list[ItemRecord]) -> dict[str, set[str]]:
     """For each sweep item's failure, the cases whose failure its own expectation says it
-    is (`same_as`), where that expectation takes it (outcome and match)."""
-    sweeps: dict[str, tuple] = {}  # family -> (sweep, variant id -> point), read once
+    is (`same_as`), where that expectation takes it (release, target, outcome, match)."""
+    try:
+        sweeps = sweeps_by_family()
+    except CaseError:  # a sweep that does not load is lint_sweep's to say
+        sweeps = {}
+    points = {family: {v.id: v.values() for v in sweep.variants()} for family, sweep in sweeps.items()}
+    parsed = {family: sweep.parsed_expectations() for family, sweep in sweeps.items()}
     out: dict[str, set[str]] = {}
     for r in failures:
         family, sep, variant_id = r.case.partition("::")
-        if not sep:
-            continue
-        if family not in sweeps:
-            path = SWEEPS_DIR / f"{family}.toml"
-            try:
-                sweep = load_sweep(path)
-                sweeps[family] = (sweep, {v.id: v.values() for v in sweep.variants()})
-            except (CaseError, OSError):
-                sweeps[family] = (None, {})
-        sweep, points = sweeps[family]
-        point = points.get(variant_id)
+        point = points.get(family, {}).get(variant_id) if sep else None
         if point is None:
             continue
-        for table in sweep.expectations_for(point, keep_scope=True):
-            slugs = _slugs(table.get("same_as"))
-            if (slugs and table["outcome"] == r.outcome and r.target in table.get("targets", [r.target])
-                    and re.search(table.get("match", ""), r.failure_text())):
+        for i in sweeps[family].about(point):
+            e, slugs = parsed[family][i], _slugs(sweeps[family].expectations[i][2].get("same_as"))
+            if slugs and _applies(e, r) and e.takes(r.outcome, r.failure_text()):
                 out.setdefault(r.key, set()).update(slugs)
     return out
 

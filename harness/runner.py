@@ -155,16 +155,15 @@ def verdict(result: ItemResult, expectation: Expectation | None) -> Verdict:
             note = next((s.detail for s in result.stages if s.status == SKIPPED), "")
             return Verdict(PASS, note)
         return Verdict(FAIL, f"{outcome}: {bad.detail}")
-    if result.compile_only and shows_at_run_time(expectation.outcome):
-        if outcome == PASS_OUTCOME:  # it compiled, and the bug shows only where it runs
-            why = next((s.detail for s in result.stages if s.status == SKIPPED), "") or "not run here"
-            return Verdict(UNOBSERVED, f"expects {expectation.outcome} at run time, but the item only "
-                                       f"compiled ({why}): the bug was not observed either way")
+    if outcome == PASS_OUTCOME and result.compile_only and shows_at_run_time(expectation.outcome):
+        # It compiled, and the bug shows only where it runs.
+        why = next((s.detail for s in result.stages if s.status == SKIPPED), "") or "not run here"
+        return Verdict(UNOBSERVED, f"expects {expectation.outcome} at run time, but the item only "
+                                   f"compiled ({why}): the bug was not observed either way")
     if outcome == PASS_OUTCOME:
         return Verdict(XPASS, f"expected {expectation.outcome} ({expectation.reason}) but the item "
                               f"passed: fixed upstream? update the case's [[expect]] and [history]")
-    text = result.failure_text()
-    if outcome == expectation.outcome and (expectation.match is None or expectation.match.search(text)):
+    if expectation.takes(outcome, result.failure_text()):
         return Verdict(XFAIL, f"{outcome} as expected: {expectation.reason}")
     wanted = expectation.outcome + (f" matching /{expectation.match.pattern}/" if expectation.match else "")
     return Verdict(FAIL, f"{outcome} ({bad.detail}), but the case expects {wanted}: {expectation.reason}")

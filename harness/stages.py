@@ -10,6 +10,7 @@ repeats none of it.
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import sys
@@ -201,8 +202,7 @@ def compile_stage(mlir: Path, flags: list[str], settings: Settings,
     diagnostics point into the program, not into a dump."""
     tc = settings.toolchain
     host = targets.host_cpu_id() if targets.uses_host_cpu(flags) else ""
-    dumps = (configurations and targets.config_dump_flag(tc.release, Path()) is not None
-             and has_attention(mlir.read_text(errors="replace")))
+    dumps = configurations and targets.dumps_configurations(tc.release) and _computes_attention(mlir)
     key = digest("compile", mlir, flags, tc.fingerprint(), host, "configurations" if dumps else "")
     shown = display([_tool_name(settings, tc.compile), mlir, *flags, "-o", "module.vmfb"])
 
@@ -224,6 +224,17 @@ def compile_stage(mlir: Path, flags: list[str], settings: Settings,
     result, entry = cached_step(settings, "compile", key, build, shown=shown, path=mlir,
                                 meta={"flags": flags})
     return result, (entry / "module.vmfb") if result.ok else None
+
+
+@functools.lru_cache(maxsize=256)
+def _attention_in(path: str, mtime_ns: int, size: int) -> bool:
+    return has_attention(Path(path).read_text(errors="replace"))
+
+
+def _computes_attention(mlir: Path) -> bool:
+    """Whether a program computes attention: read once per file version, not per item."""
+    st = mlir.stat()
+    return _attention_in(str(mlir), st.st_mtime_ns, st.st_size)
 
 
 def _dump_configurations(mlir: Path, flags: list[str], out: Path, result: StageResult,

@@ -118,6 +118,10 @@ def records_configurations(target: str) -> bool:
     return BY_NAME[target].driver in ("hip", "cuda")
 
 
+def dumps_configurations(release: Version) -> bool:
+    return _spelling(CONFIG_DUMP_FLAG, release) is not None
+
+
 def config_dump_flag(release: Version, folder: Path) -> str | None:
     spelling = _spelling(CONFIG_DUMP_FLAG, release)
     return spelling.format(dir=folder) if spelling else None

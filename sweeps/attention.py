@@ -7,7 +7,7 @@ that sees nothing), scales, equal and different lengths, head dims, and grouped 
 as f32 and cast inside the program. Dynamic dims are left to export (Dim.AUTO).
 """
 
-from harness.sweep.program import AUTO, TORCH_DTYPES, Program, model_source
+from harness.sweep.program import AUTO, Program, model_source, values_call
 
 HEADS = {"one": (1, 1, 1), "multi": (2, 4, 4), "grouped": (2, 4, 2), "gqa": (2, 4, 2)}  # B, H, KVH
 L = 8
@@ -36,8 +36,7 @@ def build(p: dict) -> Program:
     dim, dtype, mask = int(p["head_dim"]), p["dtype"], p["mask"]
     s = S[p["lengths"]]
     shapes = {"q": [batch, heads, L, dim], "k": [batch, kv_heads, s, dim], "v": [batch, kv_heads, s, dim]}
-    inputs = [f"values({shape}, {TORCH_DTYPES[dtype]}, 'random', seed={i})"
-              for i, shape in enumerate(shapes.values())]
+    inputs = [values_call(shape, dtype, i) for i, shape in enumerate(shapes.values())]
     body = []
     if dtype == "bf16":  # carried as f32 (numpy has no bf16)
         body.append("q, k, v = q.to(torch.bfloat16), k.to(torch.bfloat16), v.to(torch.bfloat16)")

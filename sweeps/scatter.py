@@ -8,7 +8,7 @@ repeated plain write has no defined winner); `negative` spells some indices from
 (only index_put accepts that). Dynamic dims are left to export (Dim.AUTO).
 """
 
-from harness.sweep.program import AUTO, FLOATS, TORCH_DTYPES, Program, model_source
+from harness.sweep.program import AUTO, FLOATS, TORCH_DTYPES, Program, model_source, values_call
 
 ROWS, COLS = 6, 8
 DIMS = {"first": 0, "last": 1}
@@ -55,7 +55,7 @@ def build(p: dict) -> Program:
     unique, negative = not p["duplicates"], p["negative"]
     floating = dtype in FLOATS
     shapes = {"t": [ROWS, COLS]}  # argument -> shape, in forward's order
-    inputs = [_values([ROWS, COLS], dtype, 0)]
+    inputs = [values_call([ROWS, COLS], dtype, 0)]
     high = COLS if dim == 1 else ROWS
 
     def index(name, shape, along=dim):
@@ -64,7 +64,7 @@ def build(p: dict) -> Program:
 
     def operand(name, shape):
         shapes[name] = shape
-        inputs.append(_values(shape, dtype, len(shapes)))
+        inputs.append(values_call(shape, dtype, len(shapes)))
 
     sliced = [ROWS, taken] if dim == 1 else [taken, COLS]  # an index/src shape along dim
     body = []
@@ -126,8 +126,3 @@ def build(p: dict) -> Program:
            f"{', negative' if negative else ''}), {p['dims']} dims.")
     return Program(model_source(doc, list(shapes), body, inputs, dynamic, helpers=INDICES), dtype=dtype)
 
-
-def _values(shape: list[int], dtype: str, seed: int) -> str:
-    # Small integers: sums and products stay exact and far from overflow.
-    kind = "random" if dtype in FLOATS else "ties"
-    return f"values({shape}, {TORCH_DTYPES[dtype]}, {kind!r}, seed={seed})"

@@ -5,7 +5,7 @@ Inputs hit ties, +-inf, +-0 and integer extremes (program.values); bf16 is carri
 f32 and cast inside the program, since numpy holds no bf16.
 """
 
-from harness.sweep.program import FLOATS, TORCH_DTYPES, Program, model_source
+from harness.sweep.program import FLOATS, Program, model_source, values_call
 
 N = 10
 SHAPES = {"first": [N, 4, 6], "middle": [4, N, 6], "last": [4, 6, N]}
@@ -48,7 +48,7 @@ def build(p: dict) -> Program:
         # mixed: the batch dims are dynamic and the sorted one static (#21014's [?, 8]).
         dims = range(3) if p["dims"] == "dynamic" else [d for d in range(3) if d != axis]
         dynamic = {"x": {d: ("n" if d == axis else f"b{d}") for d in dims}}
-    inputs = [f"values({shape}, {TORCH_DTYPES[dtype]}, {p['values']!r}, seed=0)"]
+    inputs = [values_call(shape, dtype, 0, p["values"])]
     doc = (f"topk sweep: {op} of a {shape} {dtype} input along dim {dim} ({p['values']} values, "
            f"{p['dims']} dims, source {p['source']}, then {after}).")
     out_dtype = dtype if (after != "sigmoid" or dtype in FLOATS) else "f32"

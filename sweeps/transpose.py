@@ -8,7 +8,7 @@ Dynamic dims are left to export (Dim.AUTO), which relates the inputs' dims as th
 relates them.
 """
 
-from harness.sweep.program import AUTO, FLOATS, TORCH_DTYPES, Program, model_source
+from harness.sweep.program import AUTO, FLOATS, Program, model_source, values_call
 
 SIZES = (6, 4, 10, 8)
 
@@ -39,11 +39,11 @@ def build(p: dict) -> Program:
         u = [2, u[0] // 2] + u[1:]
 
     ranks = {"x": len(shape)}  # argument -> rank
-    inputs = [_values(shape, dtype, 0)]
+    inputs = [values_call(shape, dtype, 0)]
 
     def operand(name, operand_shape):
         ranks[name] = len(operand_shape)
-        inputs.append(_values(operand_shape, dtype, len(ranks)))
+        inputs.append(values_call(operand_shape, dtype, len(ranks)))
 
     floating = dtype in FLOATS
     if consumer == "matmul_lhs":
@@ -88,10 +88,4 @@ def build(p: dict) -> Program:
     doc = (f"transpose sweep: permute{tuple(perm)} of a {shape} {dtype} input, {between} between, "
            f"into {consumer} ({p['dims']} dims).")
     return Program(model_source(doc, list(ranks), body, inputs, dynamic, helpers=INDICES), dtype=dtype)
-
-
-def _values(shape: list[int], dtype: str, seed: int) -> str:
-    # Small integers: a transpose bug shows on them, overflow semantics are not in question.
-    kind = "random" if dtype in FLOATS else "ties"
-    return f"values({shape}, {TORCH_DTYPES[dtype]}, {kind!r}, seed={seed})"
 

@@ -83,3 +83,16 @@ def test_an_op_a_release_cannot_read_yet_is_support_arriving_not_a_regression(tm
     assert [h.key for h in scan.found] == ["topk::k=1::cpu-O0"]  # the wrong numbers, not the import
     assert scan.items["topk::k=1::cpu-O0"].windows(RELEASES)[0] == ("3.0.0", "3.0.0", "unsupported")
     assert not scan.items["topk::k=2::cpu-O0"].ever_fails
+
+
+def test_an_item_with_no_verdict_on_a_release_is_said_never_dropped(tmp_path):
+    """A planted harness error on one release: not an outcome of the item's windows, and
+    not silent either."""
+    broken = ItemRecord(case="topk::k=1", item="cpu-O0", outcome="harness-error", verdict="ERROR",
+                        target="cpu", opt_level="O0", message="RuntimeError: planted")
+    _write(tmp_path, "3.0.0", [broken, _record("k=2", "pass")])
+    _write(tmp_path, "3.1.0", [_record("k=1", "pass"), _record("k=2", "pass")])
+    scan = read_scan(tmp_path, RELEASES)
+    assert scan.no_verdict == {"3.0.0": ["topk::k=1::cpu-O0"]}
+    assert scan.items["topk::k=1::cpu-O0"].outcomes == {"3.1.0": "pass"}
+    assert "3.0.0: 1 items with no verdict" in render(scan)

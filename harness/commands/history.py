@@ -27,16 +27,21 @@ def release_source_options(p) -> None:
                    help="use only --find-links, not the package index")
 
 
+def bug_options(p, when: str = "", default: str = " (default: the case's)") -> None:
+    """--bad-outcome / --bad-match: the bug a command looks for, when not the case's (bug_of)."""
+    p.add_argument("--bad-outcome", default=None,
+                   help=f"{when}comma-separated outcomes that count as the bug{default}")
+    p.add_argument("--bad-match", default=None,
+                   help=f"{when}regex the failure must match to count as the bug{default}")
+
+
 def add_parsers(sub) -> dict:
     """The history commands' parsers; returns command -> handler."""
     b = sub.add_parser("bisect", help="find the first release where an item's outcome changes")
     b.add_argument("item", help="CASE::ITEM, e.g. topk-dynamic-slice::cpu-O3")
     b.add_argument("--good", required=True, help="a version where the item is good")
     b.add_argument("--bad", required=True, help="a version where the item shows the bug")
-    b.add_argument("--bad-outcome", default=None,
-                   help="comma-separated outcomes that count as the bug (default: the case's)")
-    b.add_argument("--bad-match", default=None,
-                   help="regex the failure must match to count as the bug (default: the case's)")
+    bug_options(b)
     b.add_argument("--tools-dir", type=Path, default=None,
                    help="bisect local builds: DIR/<sortable name>/iree-compile ... instead of releases")
     b.add_argument("--retries", type=int, default=0,
@@ -45,8 +50,7 @@ def add_parsers(sub) -> dict:
     r = sub.add_parser("git-bisect-run", help="one probe for `git bisect run` (exit 0/1/125)")
     r.add_argument("item", help="CASE::ITEM")
     r.add_argument("--tools-dir", required=True, help="folder with the build's iree-compile etc.")
-    r.add_argument("--bad-outcome", default=None)
-    r.add_argument("--bad-match", default=None)
+    bug_options(r)
     p = sub.add_parser("prove", help="run cases on their known-bad and known-good releases")
     p.add_argument("cases", nargs="*", help="case slugs (default: all)")
     p.add_argument("--newest", default=None, help="release to check open bugs on (default: newest)")
@@ -55,10 +59,7 @@ def add_parsers(sub) -> dict:
                    help="run one case on every release (or --versions) and print its window")
     p.add_argument("--versions", default=None, help="with --scan: comma-separated releases")
     p.add_argument("--items", default=None, help="with --scan: comma-separated items")
-    p.add_argument("--bad-outcome", default=None,
-                   help="with --scan: the bug's outcome(s), comma-separated (default: the case's)")
-    p.add_argument("--bad-match", default=None,
-                   help="with --scan: regex of the bug's message (default: the case's, else measured)")
+    bug_options(p, "with --scan: ", " (default: the case's, else measured)")
     p.add_argument("--shard", default=None, help="K/N: prove the K-th of N even shares of the cases")
     p.add_argument("--release-shard", default=None,
                    help="K/N: check only the K-th of N runs of consecutive releases (merge with --merge)")

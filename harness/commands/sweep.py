@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from ..case import CaseError
-from ..sweep.spec import Sweep, discover, load_sweep
+from ..sweep.spec import Sweep, load_sweep, sweeps_by_family
 
 
 def add_parsers(sub) -> dict:
@@ -53,10 +53,9 @@ def add_parsers(sub) -> dict:
 
 
 def sweeps_named(families: list[str]) -> list[Sweep]:
-    every = [load_sweep(p) for p in discover()]
+    known = sweeps_by_family()
     if not families:
-        return every
-    known = {s.family: s for s in every}
+        return list(known.values())
     for f in families:
         if f not in known:
             raise CaseError(f"no sweep of family {f!r}; sweeps: {', '.join(known) or '(none)'}")
@@ -143,8 +142,9 @@ def _scan(sweeps: list[Sweep], args: argparse.Namespace) -> int:
     missing = [r for r in releases if r not in result.releases]
     if missing:
         print(f"sweep scan: no results for {', '.join(missing)}", file=sys.stderr)
-        return 1
-    return 0
+    if result.no_verdict:
+        print(f"sweep scan: items with no verdict on {', '.join(result.no_verdict)}", file=sys.stderr)
+    return 1 if missing or result.no_verdict else 0
 
 
 def _promote(args: argparse.Namespace) -> int:
@@ -155,21 +155,22 @@ def _promote(args: argparse.Namespace) -> int:
     from ..scaffold import ScaffoldError, new_case
     from ..toolchain import resolve
     from ..item import settings_with
-    from ..sweep.materialize import FOUND_BY, case_of_variant, program_of
+    from ..sweep.materialize import FOUND_BY, materialize, program_of
+    from ..sweep.spec import variant_of
 
-    parts = args.variant.split("::")
-    case_id = "::".join(parts[:2])
-    case = case_of_variant(case_id, settings_with(resolve()))  # checks the ref; makes its golden
-    family, variant_id = parts[0], parts[1]
-    sweep = sweeps_named([family])[0]
-    program = program_of(sweep, sweep.find(variant_id))
+    case_id = "::".join(args.variant.split("::")[:2])  # an item named after it is ignored
+    sweep, variant = variant_of(case_id)
+    case, made = materialize(sweep, variant, settings_with(resolve()))  # its golden, or why not
+    if not made.ok:
+        raise CaseError(f"sweep promote: {case_id}: {made.detail}")
+    program = program_of(sweep, variant)
     table = program.compare_table()
     with tempfile.TemporaryDirectory() as tmp:
         model = Path(tmp) / "model.py"
         model.write_text(program.source)
         try:
-            d = new_case(CASES_DIR, args.slug, args.issue, args.title or f"{sweep.title}: {variant_id}",
-                         from_torch=str(model), family=family, found_by="" if args.issue else FOUND_BY,
+            d = new_case(CASES_DIR, args.slug, args.issue, args.title or f"{sweep.title}: {variant.id}",
+                         from_torch=str(model), family=sweep.family, found_by="" if args.issue else FOUND_BY,
                          tolerance=(table["atol"], table["rtol"]),
                          tolerance_reason=table.get("tolerance_reason", ""))
         except (ScaffoldError, OSError) as e:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .history import bug_of, release_source_options, source_of
+from .history import bug_of, bug_options, release_source_options, source_of
 from ..refs import parse_ref
 
 
@@ -14,8 +14,7 @@ def add_parsers(sub) -> dict:
     tr.add_argument("--out", required=True, help="folder for ISSUE.md, the reproducer and TRIAGE.json")
     tr.add_argument("--good", default=None, help="a release without the bug (default: the case's window)")
     tr.add_argument("--bad", default=None, help="a release with the bug (default: the case's window)")
-    tr.add_argument("--bad-outcome", default=None, help="the bug's outcome(s) (default: the case's)")
-    tr.add_argument("--bad-match", default=None, help="the bug's message (default: the case's)")
+    bug_options(tr)
     tr.add_argument("--no-reduce", action="store_true", help="skip iree-reduce")
     tr.add_argument("--force", action="store_true",
                     help="replace --out even when it holds files a triage does not write")

@@ -21,7 +21,7 @@ from ..record import StageResult
 from ..reference import load_module
 from ..stages import Settings, cached_step, run_torch_job, torch_job_key
 from .program import Program
-from .spec import Sweep, Variant
+from .spec import Sweep, Variant, variant_of
 
 FOUND_BY = "iree-regress sweep"
 
@@ -95,19 +95,12 @@ def store_import(case: Case, made: Path, settings: Settings) -> None:
 
 def case_of_variant(case_id: str, settings: Settings) -> Case:
     """`<family>::<variant>` (as records name it) made into its Case, for the commands
-    that take an item on the command line (repro, bisect, triage, run-bundle)."""
-    from .spec import discover, load_sweep
-
-    family, _, variant_id = case_id.partition("::")
-    sweeps = {s.family: s for s in map(load_sweep, discover())}
-    if family not in sweeps:
-        raise SystemExit(f"iree-regress: no sweep of family {family!r} for {case_id!r}; "
-                         f"sweeps: {', '.join(sweeps) or '(none)'}")
+    that take an item on the command line (repro, bisect, triage, run-bundle, promote)."""
     try:
-        variant = sweeps[family].find(variant_id)
+        sweep, variant = variant_of(case_id)
     except CaseError as e:
         raise SystemExit(f"iree-regress: {e}") from None
-    case, made = materialize(sweeps[family], variant, settings)
+    case, made = materialize(sweep, variant, settings)
     if not made.ok:
         raise SystemExit(f"iree-regress: {case_id}: {made.detail}")
     return case

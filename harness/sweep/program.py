@@ -74,6 +74,14 @@ def values(shape, dtype, kind, seed):
 '''
 
 
+def values_call(shape: list[int], dtype: str, seed: int, kind: str | None = None) -> str:
+    """The example-input expression `values(...)` (VALUES_SOURCE) for one input. The
+    default kind: random floats, and small integers (ties) for integer dtypes, so that
+    sums and products stay exact and overflow is never what a variant is about."""
+    kind = kind or ("random" if dtype in FLOATS else "ties")
+    return f"values({shape}, {TORCH_DTYPES[dtype]}, {kind!r}, seed={seed})"
+
+
 def model_source(doc: str, forward_args: list[str], body: list[str], inputs: list[str],
                  dynamic: dict[str, dict[int, str]] | None = None, helpers: str = "",
                  mins: dict[str, int] | None = None) -> str:

@@ -83,6 +83,9 @@ class Scan:
     releases: list[str]  # scanned, oldest first
     unusable: dict[str, str]  # release -> the failure that covered it
     items: dict[str, ItemHistory]
+    # release -> items with no verdict there (the case did not load, the harness or its
+    # worker broke): never read as an outcome, always said (and the command fails)
+    no_verdict: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def found(self) -> list[ItemHistory]:
@@ -100,6 +103,7 @@ def read_scan(out: Path, releases: list[str]) -> Scan:
         if path.is_file():
             per_release[release] = read_results(path)[1]
     unusable = {}
+    no_verdict: dict[str, list[str]] = {}
     items: dict[str, ItemHistory] = {}
     for release, records in per_release.items():
         ran = [r for r in records if r.outcome != SKIP_OUTCOME]
@@ -110,15 +114,16 @@ def read_scan(out: Path, releases: list[str]) -> Scan:
                 unusable[release] = f"{n}/{len(ran)} items {outcome}: {signature}"
                 continue
         for r in ran:
-            if r.outcome in HARNESS_OUTCOMES:
-                continue  # not the compiler's doing: the report of that release shows it
+            if r.outcome in HARNESS_OUTCOMES:  # not the compiler's doing, but never silent
+                no_verdict.setdefault(release, []).append(r.key)
+                continue
             h = items.setdefault(r.key, ItemHistory(r.key))
             unsupported = r.outcome != PASS_OUTCOME and _UNSUPPORTED.search(r.failure_text())
             h.outcomes[release] = UNSUPPORTED if unsupported else r.outcome
             if r.outcome != PASS_OUTCOME:
                 h.signatures[release] = signature_of(r)
     scanned = [r for r in releases if r in per_release]
-    return Scan(scanned, unusable, items)
+    return Scan(scanned, unusable, items, no_verdict)
 
 
 def render(scan: Scan) -> str:
@@ -128,6 +133,9 @@ def render(scan: Scan) -> str:
              f"Releases scanned: {', '.join(scan.releases) or '(none)'}", ""]
     for release, why in scan.unusable.items():
         lines.append(f"- {release} left out: {why}")
+    for release, keys in scan.no_verdict.items():
+        lines.append(f"- {release}: {len(keys)} items with no verdict (harness error, case not loaded, "
+                     f"worker crash), e.g. `{keys[0]}`: see {release}/results.jsonl")
     lines += ["", f"- items: {len(scan.items)}, ever failing: {len(ever)} "
                   f"({len(scan.variants(ever))} variants)",
               f"- found regressions (outcome changes between releases): {len(scan.found)} items, "
@@ -143,7 +151,7 @@ def render(scan: Scan) -> str:
 
 def as_json(scan: Scan) -> dict:
     usable = [r for r in scan.releases if r not in scan.unusable]
-    return {"releases": scan.releases, "unusable": scan.unusable,
+    return {"releases": scan.releases, "unusable": scan.unusable, "no_verdict": scan.no_verdict,
             "found": [{"item": h.key, "windows": h.windows(usable), "signatures": h.signatures}
                       for h in sorted(scan.found, key=lambda h: h.key)]}
 

@@ -128,12 +128,16 @@ class Sweep:
         tables = [table for _, _, table in self.expectations]
         return read_expectations(_Reader(self.path, {"expect": tables}), extra=SCOPE_KEYS)
 
-    def expectations_for(self, point: dict[str, Value], keep_scope: bool = False) -> list[dict]:
-        """The [[expect]] tables about this variant, without their scope (unless asked)."""
+    def about(self, point: dict[str, Value]) -> list[int]:
+        """Indices of the [[expect]] entries whose scope holds this variant."""
         variant_id = self.variant(point).id
-        return [{k: v for k, v in table.items() if keep_scope or k not in SCOPE_KEYS}
-                for where, ids, table in self.expectations
+        return [i for i, (where, ids, _) in enumerate(self.expectations)
                 if in_scope(where, point) and (not ids or variant_id in ids)]
+
+    def expectations_for(self, point: dict[str, Value]) -> list[dict]:
+        """The [[expect]] tables about this variant, without their scope."""
+        return [{k: v for k, v in self.expectations[i][2].items() if k not in SCOPE_KEYS}
+                for i in self.about(point)]
 
     def sample_of(self, n: int | None = None) -> list[Variant]:
         """A fixed, stratified sample: every value of every axis appears at least once
@@ -297,3 +301,16 @@ def _scope(reader: _Reader, axes: dict[str, tuple[Value, ...]], lists_only: bool
 
 def discover(root: Path = SWEEPS_DIR) -> list[Path]:
     return sorted(Path(root).glob("*.toml"))
+
+
+def sweeps_by_family(root: Path = SWEEPS_DIR) -> dict[str, Sweep]:
+    return {s.family: s for s in map(load_sweep, discover(root))}
+
+
+def variant_of(case_id: str, root: Path = SWEEPS_DIR) -> tuple[Sweep, Variant]:
+    """`<family>::<variant>`, as records name a variant's case, to its sweep and variant."""
+    family, _, variant_id = case_id.partition("::")
+    sweeps = sweeps_by_family(root)
+    if family not in sweeps:
+        raise CaseError(f"no sweep of family {family!r} for {case_id!r}; sweeps: {', '.join(sweeps) or '(none)'}")
+    return sweeps[family], sweeps[family].find(variant_id)
