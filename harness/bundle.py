@@ -57,7 +57,7 @@ def _run_sh(compile_args, run_args, header: str) -> str:
 def _issue_md(result: ItemResult, env: dict, steps: str, driver: str) -> str:
     case = result.case
     bad = result.failing_stage
-    links = ", ".join(f"[{ref}]({url})" for ref, url in zip(case.issues, case.issue_urls())) or "none known"
+    links = ", ".join(f"[{ref}]({url})" for ref, url in zip(case.threads, case.issue_urls())) or "none known"
     if bad is None and result.compile_only:
         run = next(s for s in result.stages if s.stage == "run")
         what = (f"compiled; not run here ({run.detail}). This bundle is for running where the "
@@ -151,7 +151,7 @@ def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
     meta = {"case": case.slug, "item": result.name, "target": result.target,
             "opt_level": result.opt_level, "atol": case.atol, "rtol": case.rtol,
             "output_rules": [r.__dict__ for r in case.output_rules], "outcome": result.outcome,
-            "issues": list(case.issues), "environment": env}
+            "issues": list(case.threads), "environment": env}
     steps = lay_out(out, mlir, vmfb, npy_files(case.inputs_dir),
                     npy_files(case.expected_dir) if case.kind == "numeric" else [],
                     flags, driver, case.function, meta,

@@ -101,10 +101,15 @@ class Window:
     """Releases that had the bug, as measured: onset and end."""
     first_bad: str
     last_bad: str
-    last_good: str | None = None   # onset: newest release before first_bad measured without
-                                   # the bug (None: the bug shows on the oldest one measured)
-    first_good: str | None = None  # end: first release after last_bad where it passes
+    last_good: str | None = None   # onset: newest release before first_bad where the items
+                                   # pass (None: none measured before it passes)
+    first_good: str | None = None  # end: first release after last_bad where they pass
                                    # (None: still open)
+    # Releases between last_good and first_bad where another failure hides whether the bug
+    # is there (an op the release cannot import yet): the onset is somewhere in them, so
+    # they are never "good". hidden_before is the newest of them, hidden_by what hides it.
+    hidden_before: str | None = None
+    hidden_by: str = ""
 
     def holds(self, release) -> bool:
         return Version(self.first_bad) <= Version(str(release)) <= Version(self.last_bad)
@@ -132,7 +137,9 @@ class History:
         """'3.2.0 < [3.3.0 .. 3.4.0] < 3.6.0': onset and end of each window."""
         parts = []
         for w in self.windows:
-            before = f"{w.last_good} < " if w.last_good else "<= "
+            before = f"{w.last_good} < " if w.last_good else ("" if w.hidden_before else "<= ")
+            if w.hidden_before:
+                before += f"(hidden to {w.hidden_before}) "
             after = f" < {w.first_good}" if w.first_good else " open"
             parts.append(f"{before}[{w.first_bad} .. {w.last_bad}]{after}")
         return "; ".join(parts) or self.status
@@ -194,8 +201,14 @@ class Case:
                 return e
         return None
 
+    @property
+    def threads(self) -> tuple[str, ...]:
+        """The upstream records that describe the bug: its issues, or for a bug reported
+        only by the PR that fixed it, that PR (a found_by case's prs are context only)."""
+        return tuple(self.issues) or (() if self.found_by else tuple(self.prs))
+
     def issue_urls(self) -> list[str]:
-        return [issue_url(ref) for ref in self.issues]
+        return [issue_url(ref) for ref in self.threads]
 
 
 def issue_url(ref: str) -> str:
@@ -336,15 +349,21 @@ def _history(top: _Reader, data: dict) -> History:
     hist.reject_unknown({"status", "bad_outcome", "bad_items", "bad_match", "measured", "window"})
     windows = []
     for w in hist.subs("window"):
-        w.reject_unknown({"last_good", "first_bad", "last_bad", "first_good"})
+        w.reject_unknown({"last_good", "hidden_before", "hidden_by", "first_bad", "last_bad", "first_good"})
         first_bad, last_bad = w.version("first_bad"), w.version("last_bad")
         if first_bad is None or last_bad is None:
             raise w.error("first_bad" if first_bad is None else "last_bad", "is required but missing")
-        window = Window(first_bad, last_bad, w.version("last_good"), w.version("first_good"))
-        order = [Version(v) for v in (window.last_good, first_bad, last_bad, window.first_good) if v]
-        if order != sorted(order) or (window.last_good and Version(window.last_good) == order[1]) \
-                or (window.first_good and Version(window.first_good) == order[-2]):
-            raise w.error("first_bad", "releases must rise: last_good < first_bad <= last_bad < first_good")
+        window = Window(first_bad, last_bad, w.version("last_good"), w.version("first_good"),
+                        w.version("hidden_before"), w.get("hidden_by", str, ""))
+        if window.hidden_before and not window.hidden_by.strip():
+            raise w.error("hidden_by", "is required with hidden_before: say what hides the bug there")
+        edges = [(k, Version(v)) for k, v in (("last_good", window.last_good), ("hidden", window.hidden_before),
+                 ("first_bad", first_bad), ("last_bad", last_bad), ("first_good", window.first_good)) if v]
+        # Every step rises strictly, except that first_bad may be last_bad.
+        if any(b <= a and not (k, l) == ("first_bad", "last_bad") or b < a
+               for (k, a), (l, b) in zip(edges, edges[1:])):
+            raise w.error("first_bad", "releases must rise: last_good < hidden_before < first_bad "
+                                       "<= last_bad < first_good")
         if windows and Version(windows[-1].last_bad) >= Version(first_bad):
             raise w.error("first_bad", "windows must be in release order and not overlap")
         windows.append(window)
@@ -395,10 +414,11 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
         raise top.error("kind", f"unknown kind {kind!r}; allowed: {', '.join(KINDS)}")
     issues = top.str_list("issues")
     found_by = top.get("found_by", str, "")
-    if not issues and not found_by:
-        raise top.error("issues", "must name at least one upstream issue (or the case says "
-                                  "found_by, for a bug this suite found itself)")
     prs = top.str_list("prs", ())
+    if not issues and not prs and not found_by:
+        raise top.error("issues", "must name at least one upstream issue (or the PR that reported "
+                                  "and fixed it, in prs; or the case says found_by, for a bug "
+                                  "this suite found itself)")
     for key, refs in (("issues", issues), ("prs", prs)):
         for ref in refs:
             if not ISSUE_REF.fullmatch(ref):

@@ -378,7 +378,7 @@ class CaseItem(pytest.Item):
 
     def _about(self) -> dict:
         """What a record says of the item's case, even when the item could not run."""
-        return {"title": self.case.title, "issues": list(self.case.issues), "family": self.case.family}
+        return {"title": self.case.title, "issues": list(self.case.threads), "family": self.case.family}
 
     def _harness_error(self, e: Exception) -> ItemRecord:
         return ItemRecord(

@@ -60,7 +60,7 @@ class ItemResult:
                           verdict=verdict.kind, message=verdict.message, title=self.case.title,
                           target=self.target, opt_level=self.opt_level, ir_check=self.ir_check,
                           compiler=self.compiler, compile_only=self.compile_only,
-                          seconds=round(self.seconds, 3), issues=list(self.case.issues),
+                          seconds=round(self.seconds, 3), issues=list(self.case.threads),
                           family=self.case.family, windows=self.case.history.describe(),
                           stages=list(self.stages), reproducer=self.reproducer(),
                           **extra)

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from harness.history.bisect import BAD, GOOD, SKIP, Probe, bisect, with_retries
+from harness.history.bisect import BAD, GOOD, SKIP, Probe, bisect, format_result, with_retries
 from harness.history.releases import sort_versions
 
 
@@ -97,3 +97,13 @@ def test_flaky_probe_becomes_skip_and_is_stepped_around():
     assert steady("3.1.0").state == GOOD
     result = bisect(versions, steady)
     assert (result.last_good, result.first_bad, result.undecided) == ("3.3.0", "3.5.0", ["3.4.0"])
+
+
+def test_a_fix_search_with_skips_says_its_range_oldest_first():
+    """A fix search runs from the newer (good) end down: its range still reads old -> new
+    ('fixed somewhere after 3.10.0 up to 3.12.0', never the reverse)."""
+    versions = ["3.12.0", "3.11.0", "3.10.0"]  # good end (fixed) first
+    probe, _ = fake_source({"3.12.0": GOOD, "3.11.0": SKIP, "3.10.0": BAD})
+    result = bisect(versions, probe)
+    (line,) = [l for l in format_result(result, "fixed") if "somewhere" in l]
+    assert line == "fixed somewhere after 3.10.0 up to 3.12.0; undecided (skipped): 3.11.0"

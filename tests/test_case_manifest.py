@@ -133,6 +133,25 @@ def test_two_windows_for_a_bug_that_came_back(tmp_path):
         load_case(write_case(tmp_path, "twice-backwards", m, base_files()) / "case.toml")
 
 
+def test_a_window_records_what_hides_its_onset(tmp_path):
+    m = base_manifest()
+    m["history"]["window"] = [{"hidden_before": "3.3.0", "hidden_by": "import-fail: aten.argsort unknown",
+                               "first_bad": "3.4.0", "last_bad": "3.13.0"}]
+    case = load_case(write_case(tmp_path, "hidden", m, base_files()) / "case.toml")
+    (w,) = case.history.windows
+    assert (w.last_good, w.hidden_before, w.hidden_by) == (None, "3.3.0", "import-fail: aten.argsort unknown")
+    assert case.history.describe() == "(hidden to 3.3.0) [3.4.0 .. 3.13.0] open"
+
+
+def test_a_bug_reported_only_by_its_fix_pr_cites_the_pr(tmp_path):
+    m = base_manifest()
+    m["issues"] = []
+    case = load_case(write_case(tmp_path, "pr-only", m, base_files()) / "case.toml")
+    assert case.threads == ("iree-org/iree#21036",)
+    m["found_by"] = "iree-regress"  # a found case's prs are context, not its citation
+    assert load_case(write_case(tmp_path, "found", m, base_files()) / "case.toml").threads == ()
+
+
 def test_a_symlink_out_of_the_case_is_refused(tmp_path):
     d = write_case(tmp_path, "sneaky", base_manifest(), base_files())
     (tmp_path / "secret.mlir").write_text("func.func @main() { return }\n")
@@ -158,7 +177,7 @@ BAD = [
     ("missing-kind", del_in("kind"), "kind", "missing"),
     ("missing-issues", del_in("issues"), "issues", "missing"),
     ("missing-source", del_in("source"), "source", "missing"),
-    ("empty-issues", set_in("issues", []), "issues", "at least one"),
+    ("empty-issues", both(set_in("issues", []), del_in("prs")), "issues", "at least one"),
     ("issue-not-a-ref", set_in("issues", ["#123"]), "issues", "owner/repo#123"),
     ("title-not-a-string", set_in("title", 3), "title", "must be str"),
     ("unknown-kind", set_in("kind", "benchmark"), "kind", "benchmark"),
@@ -209,6 +228,13 @@ BAD = [
      "history.window[0].first_bad", "must rise"),
     ("history-window-missing-end", del_in("history.window.0.last_bad"), "history.window[0].last_bad",
      "missing"),
+    ("history-hidden-without-why", set_in("history.window.0.hidden_before", "3.3.5"),
+     "history.window[0].hidden_by", "say what hides the bug"),
+    ("history-hidden-after-onset", both(set_in("history.window.0.hidden_before", "3.4.0"),
+                                        set_in("history.window.0.hidden_by", "import-fail")),
+     "history.window[0].first_bad", "must rise"),
+    ("history-last-good-is-first-bad", set_in("history.window.0.last_good", "3.4.0"),
+     "history.window[0].first_bad", "must rise"),
     ("history-old-keys", set_in("history.last_bad", "3.5.0"), "history.last_bad", "unknown field"),
     ("history-window-without-outcome", del_in("history.bad_outcome"), "history.bad_outcome",
      "what the bug's outcome is"),

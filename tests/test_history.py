@@ -64,11 +64,16 @@ def test_windows_have_an_onset_and_an_end_and_ignore_unrelated_failures():
             run("3.6.0", cpu_O0="pass")]
     m = windows(runs, BUFFERIZE)
     (w,) = m.windows
-    # onset: the newest release before the bug without it (it fails otherwise, which is
-    # not the bug); end: the first release after it that passes (3.5.0 fails otherwise).
-    assert (w.last_good, w.first_bad, w.last_bad, w.first_good) == ("3.2.0", "3.3.0", "3.4.0", "3.6.0")
+    # onset: the newest release before the bug where the items pass; 3.1.0 and 3.2.0 fail
+    # otherwise, which hides the bug: recorded as such, never as good. End: the first
+    # release after it that passes (3.5.0 fails otherwise).
+    assert (w.last_good, w.first_bad, w.last_bad, w.first_good) == ("3.0.0", "3.3.0", "3.4.0", "3.6.0")
+    assert w.hidden_before == "3.2.0" and w.hidden_by == "compile-fail on cpu-O0: error: unknown op 'foo'"
     assert m.status == "fixed" and m.items == ("cpu-O0",)
     assert windows(runs[:2], BUFFERIZE).status == "unknown"  # the parse error is not the bug
+    # nothing passes before it: no last_good at all, only what hides the onset
+    (w,) = windows(runs[1:], BUFFERIZE).windows
+    assert (w.last_good, w.hidden_before) == (None, "3.2.0")
 
 
 def test_a_bug_that_comes_back_has_two_windows_and_the_newest_may_be_open():
@@ -177,19 +182,20 @@ def test_scan_prove_bisect_and_git_bisect_run_agree(releases, capsys):
     assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0
     case = load_case(releases.manifest)
     (w,) = case.history.windows
-    assert (w.last_good, w.first_bad, w.last_bad, w.first_good) == ("3.2.0", "3.3.0", "3.4.0", "3.5.0")
+    assert (w.last_good, w.first_bad, w.last_bad, w.first_good) == ("3.0.0", "3.3.0", "3.4.0", "3.5.0")
+    assert w.hidden_before == "3.2.0" and "old.spelling" in w.hidden_by  # another failure, not good
     assert case.history.bad_match.pattern == "failed to bufferize"
     written = [e for e in case.expectations if e.outcome == "compile-fail" and "bufferize" in e.match.pattern]
     assert [str(e.compiler) for e in written] == ["<=3.4.0,>=3.3.0"]
     assert any("old.spelling" in e.match.pattern for e in case.expectations)  # the other bug is kept
     assert lint_case(releases.manifest, []) == []
 
-    # prove checks the onset (3.2.0 fails, but not with the bug) and the end.
+    # prove checks the onset (3.0.0 passes; 3.2.0 still fails otherwise) and the end.
     capsys.readouterr()
     assert cli_main(["prove", "fake-case"]) == 0
     out = capsys.readouterr().out
-    assert "fake-case: PROVEN 3.2.0 < [3.3.0 .. 3.4.0] < 3.5.0" in out
-    assert "last_good  3.2.0" in out
+    assert "fake-case: PROVEN 3.0.0 < (hidden to 3.2.0) [3.3.0 .. 3.4.0] < 3.5.0" in out
+    assert "last_good  3.0.0" in out and "hidden     3.2.0" in out
 
     # bisect over the same builds: the unrelated failures are skips, never the bug.
     assert cli_main(["bisect", "fake-case::cpu-O0", "--good", "3.0.0", "--bad", "3.4.0",
@@ -215,3 +221,16 @@ def test_prove_fails_when_the_onset_release_shows_the_bug(releases, capsys):
     releases.manifest.write_text(text)
     assert cli_main(["prove", "fake-case"]) == 1
     assert "NOT PROVEN" in capsys.readouterr().out
+
+
+def test_prove_refuses_a_last_good_where_another_failure_hides_the_bug(releases, capsys):
+    """'No bug' is not 'good': 3.2.0 fails for another reason, so it cannot be last_good."""
+    assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0
+    text = releases.manifest.read_text()
+    text = text.replace('last_good = "3.0.0"\n', "").replace('hidden_before = "3.2.0"', 'last_good = "3.2.0"')
+    text = "\n".join(l for l in text.splitlines() if not l.startswith("hidden_by")) + "\n"
+    releases.manifest.write_text(text)
+    capsys.readouterr()
+    assert cli_main(["prove", "fake-case"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT PROVEN" in out and "NO  last_good  3.2.0" in out

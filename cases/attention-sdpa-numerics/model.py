@@ -1,9 +1,7 @@
-"""Scaled dot-product attention, the op family of iree-org/iree#20053.
+"""A tiny scaled dot-product attention, the form of iree-org/iree#24221.
 
 Exported through iree-turbine, F.scaled_dot_product_attention lowers to
-iree_linalg_ext.attention, the op whose tuning attributes #20053 taught
-StripCompilationInfoPass to remove. This case checks the numerics of that op
-end to end against PyTorch eager.
+iree_linalg_ext.attention; this case checks that op end to end against PyTorch eager.
 """
 import torch
 import torch.nn.functional as F

@@ -4,7 +4,7 @@ The default target has no 16-bit storage or arithmetic (`storage = b32`,
 `compute = fp32|int32`). SPIR-V conversion then turns every f16 into f32,
 buffers included, so the kernel reads and writes the f16 buffers as arrays of
 f32: element i is fetched from byte 4*i of a buffer that holds 2-byte values.
-iree-org/iree#24688 (open) asks to drop this default target because it "may
+Related, not a report of this bug: iree-org/iree#24688 (open) asks to drop this default target because it "may
 lead to incorrect results" and "does not support fp16/int8/int64".
 """
 import torch

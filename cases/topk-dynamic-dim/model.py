@@ -1,6 +1,6 @@
 """torch.topk over the last dim of a [?, 8] input (dynamic leading dim).
 
-Guard for iree-org/iree#20699 / #21014: the plain form compiles and runs on every
+A control beside iree-org/iree#20699 / #21014 (neither reports this form): the plain form compiles and runs on every
 target; the slice form (case topk-dynamic-slice) is the one still broken.
 """
 import torch

@@ -81,7 +81,7 @@ def cmd_list(args) -> int:
 
 
 def _cites(case) -> str:
-    return " ".join(case.issues) or f"found by {case.found_by}"
+    return " ".join(case.threads) or f"found by {case.found_by}"
 
 
 def _family_line(family: str, cases) -> str:

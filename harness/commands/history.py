@@ -175,7 +175,8 @@ def cmd_scan(args, case) -> int:
     measured = windows(runs, bug)
     for w in measured.windows:
         print(f"window: last_good={w.last_good} first_bad={w.first_bad} last_bad={w.last_bad} "
-              f"first_good={w.first_good or '(open)'}")
+              f"first_good={w.first_good or '(open)'}"
+              + (f" hidden_before={w.hidden_before} ({w.hidden_by})" if w.hidden_before else ""))
     print(f"status={measured.status} items={', '.join(measured.items)} match={measured.match}")
     if args.write:
         write_scan(case, bug, measured)

@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from packaging.version import Version
+
 
 # The states of a probe of the one bug definition (harness/bug.py).
 from ..outcomes import PROBE_BAD as BAD, PROBE_GOOD as GOOD, PROBE_UNDECIDED as SKIP
@@ -120,8 +122,11 @@ def format_result(result: BisectResult, direction: str) -> list[str]:
     if result.error:
         lines.append(f"no answer: {result.error}")
     elif result.undecided:
-        lines.append(f"{direction} somewhere after {result.last_good} up to {result.first_bad}; "
-                     f"undecided (skipped): {', '.join(result.undecided)}")
+        # Say the range oldest first: a fix search runs from the newer (good) end down.
+        older, newer = ((result.first_bad, result.last_good) if direction == "fixed"
+                        else (result.last_good, result.first_bad))
+        lines.append(f"{direction} somewhere after {older} up to {newer}; "
+                     f"undecided (skipped): {', '.join(sorted(result.undecided, key=Version))}")
     elif direction == "fixed":
         lines.append(f"first fixed: {result.last_good} (last broken: {result.first_bad})")
     else:

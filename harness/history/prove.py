@@ -3,7 +3,8 @@
 A case proves nothing until it has been seen failing on a release with the bug. For
 each [[history.window]] the case's bug items run (releases installed and cached) on:
 
-    last_good   (onset)  the bug must NOT show (the release before the bug came)
+    last_good   (onset)  the items must pass (the release before the bug came)
+    hidden      (onset)  another failure, not the bug: what hides the onset still does
     first_bad   (onset)  the bug must show
     last_bad    (end)    the bug must show
     first_good  (end)    the items must pass; for an open window, the newest release
@@ -45,7 +46,7 @@ class ReleaseRun:
 @dataclass(frozen=True)
 class Check:
     version: str
-    role: str  # last_good | first_bad | last_bad | first_good | newest | guard
+    role: str  # last_good | hidden | first_bad | last_bad | first_good | newest | guard
     ok: bool | None  # None: undecided (no device for a run-time bug, release unavailable)
     detail: str
 
@@ -150,16 +151,21 @@ def judge(run: ReleaseRun, role: str, bug: Bug) -> Check:
         needs = [r.name for r in run.results if r.compile_only and bug.needs_device()]
         return Check(run.version, role, None if needs else False,
                      (f"compile-only here ({', '.join(needs)}): " if needs else "not shown: ") + outcomes)
-    if role == "last_good":
-        return (Check(run.version, role, False, f"the bug shows on {', '.join(showing)}")
-                if showing else Check(run.version, role, True, outcomes))
-    # first_good: every item passes (ran where it can; compile-only passes are undecided)
+    if role == "hidden":
+        if showing:
+            return Check(run.version, role, False, f"the bug shows on {', '.join(showing)}: "
+                                                   "the window starts earlier")
+        hiding = [r.name for r in run.results if r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME)]
+        return (Check(run.version, role, True, outcomes) if hiding else
+                Check(run.version, role, False, f"every item passes: it is a last_good ({outcomes})"))
+    # last_good, first_good: every item passes (ran where it can; compile-only passes are
+    # undecided). A release where another failure hides the bug is never good.
     if showing or any(r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME) for r in run.results):
         return Check(run.version, role, False, outcomes)
     return Check(run.version, role, None if undecided else True, outcomes)
 
 
-_WANT = {"last_good": "no bug", "first_bad": "bug", "last_bad": "bug", "newest": "bug",
+_WANT = {"last_good": "pass", "hidden": "other", "first_bad": "bug", "last_bad": "bug", "newest": "bug",
          "first_good": "pass", "guard": "pass"}
 
 
@@ -190,7 +196,8 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
         return proof
     bug = Bug.of(case)
     for w in h.windows:
-        roles = [("last_good", w.last_good), ("first_bad", w.first_bad), ("last_bad", w.last_bad),
+        roles = [("last_good", w.last_good), ("hidden", w.hidden_before), ("first_bad", w.first_bad),
+                 ("last_bad", w.last_bad),
                  ("first_good", w.first_good) if w.first_good else ("newest", newest)]
         for role, version in roles:
             if version and (only is None or version in only):

@@ -2,8 +2,9 @@
 
 The scan is the measurement a case README quotes: a table of release x item outcomes.
 From it, `windows` reads where the bug (harness/bug.py) shows: each run of releases
-that show it is a window, with its onset (the newest release before it that does not
-show it, and the first that does) and its end (the last that does, and the first after
+that show it is a window, with its onset (the newest release before it where the items
+pass, and the first that shows it; releases between that fail another way hide the
+bug and are recorded as such, never as good) and its end (the last that does, and the first after
 it where the items pass; none while the newest still shows it). A release that fails
 some other way neither shows the bug nor ends a window. A bug fixed and later broken
 again has two windows.
@@ -75,6 +76,17 @@ def release_state(run: ReleaseRun, bug: Bug) -> str:
     return PROBE_GOOD if all(s == PROBE_GOOD for s in states) else NEITHER
 
 
+def hidden_by(run: ReleaseRun, bug: Bug) -> str:
+    """What a release that neither shows the bug nor passes printed instead: its first
+    failing item's outcome and first line."""
+    for r in run.results:
+        state = bug.state(r)
+        if r.outcome != SKIP_OUTCOME and state.kind not in (PROBE_BAD, PROBE_GOOD):
+            line = next((l.strip() for l in r.failure_text().splitlines() if l.strip()), state.why)
+            return f"{r.outcome} on {r.name}: {line[:160]}"
+    return "no item showed the bug or passed"
+
+
 def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
     """runs oldest first."""
     states = [release_state(r, bug) for r in runs]
@@ -92,13 +104,18 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
             if states[j] == PROBE_BAD:
                 last = j
             j += 1
-        # onset: the newest release before the window measured without the bug
-        k = first - 1
-        while k > floor and states[k] == UNKNOWN:
+        # onset: the newest release before the window where the items pass; releases
+        # between that fail some other way hide the bug (the onset may be in them)
+        k, hidden = first - 1, None
+        while k > floor and states[k] != PROBE_GOOD:
+            if states[k] == NEITHER and hidden is None:
+                hidden = k
             k -= 1
         last_good = runs[k].version if k > floor else None
         first_good = runs[j].version if j < len(runs) else None
-        found.append(Window(runs[first].version, runs[last].version, last_good, first_good))
+        found.append(Window(runs[first].version, runs[last].version, last_good, first_good,
+                            runs[hidden].version if hidden is not None else None,
+                            hidden_by(runs[hidden], bug) if hidden is not None else ""))
         floor = last
         i = j
     shown: dict[str, list[tuple[str, str]]] = {}

@@ -73,7 +73,7 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
 
 
 def _reason(case: Case, w: Window) -> str:
-    cite = ", ".join(case.issues) or f"found by {case.found_by}"
+    cite = ", ".join(case.threads) or f"found by {case.found_by}"
     end = f"fixed in {w.first_good}" if w.first_good else "still open"
     return f"{cite}: measured {w.first_bad}..{w.last_bad}, {end}"
 
@@ -93,6 +93,9 @@ def history_block(case: Case, bug: Bug, measured: Measured) -> str:
         lines += ["", "[[history.window]]"]
         if w.last_good:
             lines.append(f"last_good = {toml_value(w.last_good)}")
+        if w.hidden_before:
+            lines += [f"hidden_before = {toml_value(w.hidden_before)}",
+                      f"hidden_by = {toml_value(w.hidden_by)}"]
         lines += [f"first_bad = {toml_value(w.first_bad)}", f"last_bad = {toml_value(w.last_bad)}"]
         if w.first_good:
             lines.append(f"first_good = {toml_value(w.first_good)}")

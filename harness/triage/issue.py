@@ -68,7 +68,7 @@ def _write_files(t, out: Path) -> str:
         expected = write_inputs(outputs, out / "work" / "expected")
     meta = {"case": t.case.slug, "item": t.item.name, "target": t.item.target,
             "opt_level": t.item.opt_level, "atol": q.atol, "rtol": q.rtol, "output_rules": [],
-            "outcome": t.bug.description, "issues": list(t.case.issues),
+            "outcome": t.bug.description, "issues": list(t.case.threads),
             "expected_from": f"IREE {_versions(t)[1]} (the good release)"}
     driver = targets.BY_NAME[t.item.target].driver
     steps = lay_out(out, program, vmfb, inputs, expected, list(q.bad.flags), driver,
@@ -135,7 +135,7 @@ def write_issue(t, out: Path) -> None:
 def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
     q = t.question
     program_text = t.program.read_text()
-    links = ", ".join(t.case.issues) or "none (found by iree-regress)"
+    links = ", ".join(t.case.threads) or "none (found by iree-regress)"
     lines = [f"# {t.case.title}: {' or '.join(t.bug.outcomes)} on IREE {bad_v}, not on {good_v}", "",
              _summary(t, bad_v, good_v), "",
              f"Related upstream: {links}. Triaged from the iree-regress case `{t.case.slug}`, "

@@ -1,4 +1,4 @@
-// spirv-f16-buffers-read-as-f32 (iree-org/iree#24688): an f16 add compiled for
+// spirv-f16-buffers-read-as-f32 (found by iree-regress; related: iree-org/iree#24688): an f16 add compiled for
 // the default Vulkan target (no 16-bit storage/arithmetic). The SPIR-V kernel
 // must not access the f16 buffers as f32 elements: with 2-byte elements in the
 // buffer, a 4-byte f32 load at index i reads the wrong bytes.
