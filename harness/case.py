@@ -73,6 +73,9 @@ class Expectation:
     ir_checks: tuple[str, ...] | None  # which ir items it covers; None = all
     compiler: SpecifierSet
     match: re.Pattern | None
+    # Cases whose bug this failure is (a guard's form that fails the way its sibling does):
+    # their stored failures are this entry's own, not another bug's.
+    same_as: tuple[str, ...] = ()
 
     def applies_to(self, target: str | None, opt_level: str | None, ir_name: str | None,
                    release: Version) -> bool:
@@ -97,6 +100,16 @@ class Expectation:
 
 
 @dataclass(frozen=True)
+class Sample:
+    """What the bug printed on one release and item, verbatim (history/message.sample_of):
+    kept so that lint can test every other case's matches against it with no results."""
+    outcome: str
+    item: str
+    release: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Window:
     """Releases that had the bug, as measured: onset and end."""
     first_bad: str
@@ -110,6 +123,7 @@ class Window:
     # they are never "good". hidden_before is the newest of them, hidden_by what hides it.
     hidden_before: str | None = None
     hidden_by: str = ""
+    sample: Sample | None = None  # the bug as it showed on first_bad
 
     def holds(self, release) -> bool:
         return Version(self.first_bad) <= Version(str(release)) <= Version(self.last_bad)
@@ -124,6 +138,9 @@ class History:
     bad_match: re.Pattern | None = None  # the bug's own diagnostic: tells it from unrelated
                                          # failures with the same outcome in other releases
     measured: str = ""  # which releases the windows were read from
+    # Cases whose stored failures the bug's message may also take: the same bug seen
+    # through another program (a run-time SIGBUS carries no message of its own).
+    same_as: tuple[str, ...] = ()
 
     @property
     def last_bad(self) -> str | None:
@@ -332,7 +349,8 @@ def read_expectations(top: _Reader, ir_names: list[str] = (), extra: set[str] = 
     hold the `extra` keys, read by the caller)."""
     expectations = []
     for e in top.subs("expect"):
-        e.reject_unknown({"targets", "opt_levels", "ir", "compiler", "outcome", "match", "reason", *extra})
+        e.reject_unknown({"targets", "opt_levels", "ir", "compiler", "outcome", "match", "reason", "same_as",
+                          *extra})
         compiled = _regex(e, "match")
         ir = e.str_list("ir", None, allowed=ir_names) if "ir" in e.table else None
         expectations.append(Expectation(
@@ -340,21 +358,41 @@ def read_expectations(top: _Reader, ir_names: list[str] = (), extra: set[str] = 
             reason=e.get("reason", str, required=True),
             targets=e.str_list("targets", None, allowed=TARGETS) if "targets" in e.table else None,
             opt_levels=e.str_list("opt_levels", None, allowed=OPT_LEVELS) if "opt_levels" in e.table else None,
-            ir_checks=ir, compiler=e.specifier("compiler"), match=compiled))
+            ir_checks=ir, compiler=e.specifier("compiler"), match=compiled, same_as=_same_as(e)))
     return tuple(expectations)
+
+
+def _same_as(e: _Reader) -> tuple[str, ...]:
+    """same_as: a case slug or a list of them."""
+    raw = e.table.get("same_as", [])
+    slugs = (raw,) if isinstance(raw, str) else tuple(e.str_list("same_as", ()))
+    for slug in slugs:
+        if not SLUG.fullmatch(slug):
+            raise e.error("same_as", f"{slug!r} is not a case slug")
+    return slugs
+
+
+def _sample(w: _Reader) -> Sample | None:
+    if "sample" not in w.table:
+        return None
+    s = w.sub("sample")
+    s.reject_unknown({"outcome", "item", "release", "text"})
+    return Sample(_outcome(s, "outcome"), s.get("item", str, required=True),
+                  s.get("release", str, required=True), s.get("text", str, required=True))
 
 
 def _history(top: _Reader, data: dict) -> History:
     hist = top.sub("history") if "history" in data else _Reader(top.manifest, {}, "history")
-    hist.reject_unknown({"status", "bad_outcome", "bad_items", "bad_match", "measured", "window"})
+    hist.reject_unknown({"status", "bad_outcome", "bad_items", "bad_match", "measured", "window", "same_as"})
     windows = []
     for w in hist.subs("window"):
-        w.reject_unknown({"last_good", "hidden_before", "hidden_by", "first_bad", "last_bad", "first_good"})
+        w.reject_unknown({"last_good", "hidden_before", "hidden_by", "first_bad", "last_bad", "first_good",
+                          "sample"})
         first_bad, last_bad = w.version("first_bad"), w.version("last_bad")
         if first_bad is None or last_bad is None:
             raise w.error("first_bad" if first_bad is None else "last_bad", "is required but missing")
         window = Window(first_bad, last_bad, w.version("last_good"), w.version("first_good"),
-                        w.version("hidden_before"), w.get("hidden_by", str, ""))
+                        w.version("hidden_before"), w.get("hidden_by", str, ""), _sample(w))
         if window.hidden_before and not window.hidden_by.strip():
             raise w.error("hidden_by", "is required with hidden_before: say what hides the bug there")
         edges = [(k, Version(v)) for k, v in (("last_good", window.last_good), ("hidden", window.hidden_before),
@@ -381,7 +419,7 @@ def _history(top: _Reader, data: dict) -> History:
     if not derived and status in ("fixed", "open"):
         raise hist.error("window", f"status {status!r} needs at least one [[history.window]]")
     return History(status, tuple(windows), outcomes, hist.str_list("bad_items", ()),
-                   _regex(hist, "bad_match"), hist.get("measured", str, ""))
+                   _regex(hist, "bad_match"), hist.get("measured", str, ""), _same_as(hist))
 
 
 def load_case(manifest: Path, require_golden: bool = True) -> Case:

@@ -5,13 +5,19 @@ failure with the same outcome into a green XFAIL, and a `match` that other cases
 failures also match ("failed to run translation") is no better. Each problem names
 the file and the field:
 
-  expect[i].match        missing, or it also matches another case's failure in the
-                         latest results (a generic message)
+  expect[i].match        missing, or it also matches another case's failure: one
+                         stored in that case's windows (`sample`, what its bug printed:
+                         always checked, no results needed), or one in the latest results
+                         (a generic message). `same_as` names cases whose failure is the
+                         entry's own.
   expect[i].compiler     missing: an expectation is scoped to the releases measured
   expect[i].targets      missing (a matrix expectation names its targets or ir checks)
   expect[i]              contradicts a [history] window (expects the bug where the
                          window says it does not show, or another outcome where it does)
-  history.bad_match      missing: the bug's own message is what prove/bisect look for
+  history.bad_match      missing: the bug's own message is what prove/bisect look for;
+                         or it matches another case's stored failure (generic)
+  history.window[j].sample  what the bug printed, and the bug's own bad_match does not
+                         match it
   expect[i].match,       accepts any text: it matches the empty string, or is a bare
   history.bad_match      outcome or status word ("fail", "error:", "crashed")
   history.window[j]      no [[expect]] covers the bug on a release the window says is bad
@@ -28,7 +34,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from .bug import Bug
-from .case import CASES_DIR, LOOSE_TOLERANCE, Case, CaseError, Expectation, load_case
+from .case import CASES_DIR, LOOSE_TOLERANCE, Case, CaseError, Expectation, Sample, discover, load_case
 from .item import ItemId, bug_items
 from .outcomes import FAILING_STATUSES, STAGES
 from .toolchain import release_of
@@ -46,11 +52,51 @@ class Problem:
         return f"{self.manifest}: field '{self.field}': {self.message}"
 
 
+@dataclass(frozen=True)
+class StoredFailure:
+    """What one case's bug printed (a window's sample): the messages no other case's
+    match may take for its own bug."""
+    case: str
+    window: int
+    sample: Sample
+
+    def __str__(self) -> str:
+        return (f"case {self.case}'s stored failure (window {self.window}, {self.sample.item} on "
+                f"{self.sample.release}: {self.sample.text.splitlines()[0][:120]!r})")
+
+
+def stored_failures(cases_dir: Path = CASES_DIR) -> list[StoredFailure]:
+    """Every case's window samples (a case that does not load is lint_case's to say)."""
+    found = []
+    for manifest in discover(cases_dir):
+        try:
+            case = load_case(manifest, require_golden=False)
+        except CaseError:
+            continue
+        found += [StoredFailure(case.slug, j, w.sample) for j, w in enumerate(case.history.windows) if w.sample]
+    return found
+
+
+def _generic_against(match, outcomes, targets, own: set[str], stored: list[StoredFailure]):
+    """The first other case's stored failure this match would take for its own bug."""
+    for s in stored:
+        if s.case in own or s.sample.outcome not in outcomes:
+            continue
+        item = ItemId.parse(s.sample.item)
+        if targets is not None and not item.is_ir and item.target not in targets:
+            continue
+        if match.search(s.sample.text):
+            return s
+    return None
+
+
 def lint_case(manifest: Path, failures: list[ItemRecord],
-              same_as: dict[str, set[str]] | None = None) -> list[Problem]:
+              same_as: dict[str, set[str]] | None = None,
+              stored: list[StoredFailure] = ()) -> list[Problem]:
     """failures: failing items of the latest results (any case); used to find generic
     matches. same_as: item key -> the cases a sweep declares that item's failure to be
-    the same as (declared_same_as): those are this case's bug, not another one."""
+    the same as (declared_same_as): those are this case's bug, not another one.
+    stored: every case's stored failures (stored_failures()), tested whatever the results."""
     try:
         case = load_case(manifest)
     except CaseError as e:
@@ -66,12 +112,14 @@ def lint_case(manifest: Path, failures: list[ItemRecord],
                                        lambda key, _: key.case == case.slug
                                        or case.slug in (same_as or {}).get(str(key), ()),
                                        failures, case.kind == "ir")]
+    problems += [Problem(where, f, m) for f, m in
+                 _stored_problems(case.expectations, {case.slug}, stored)]
 
     for key, value in (("atol", case.atol), ("rtol", case.rtol)):
         if value > LOOSE_TOLERANCE and not case.tolerance_reason:
             problem(f"compare.{key}", f"{value:g} is above {LOOSE_TOLERANCE:g}: a loose tolerance "
                                       "hides wrong numbers; say why in compare.tolerance_reason")
-    problems += [Problem(where, f, m) for f, m in _history_problems(case)]
+    problems += [Problem(where, f, m) for f, m in _history_problems(case, stored)]
     return problems
 
 
@@ -112,7 +160,21 @@ def _expectation_problems(expectations, own, failures: list[ItemRecord],
     return found
 
 
-def lint_sweep(path: Path, failures: list[ItemRecord]) -> list[Problem]:
+def _stored_problems(expectations, own: set[str], stored: list[StoredFailure]) -> list[tuple[str, str]]:
+    """(field, message) for each expectation whose match takes another case's stored
+    failure (own: the cases whose failures are its own; plus each entry's same_as)."""
+    found = []
+    for i, e in enumerate(expectations):
+        if e.match is None or accepts_anything(e.match):
+            continue  # said by _expectation_problems
+        other = _generic_against(e.match, {e.outcome}, e.targets, own | set(e.same_as), stored)
+        if other is not None:
+            found.append((f"expect[{i}].match", f"/{e.match.pattern}/ is generic: it also matches {other} "
+                                                "(name that case in same_as if it is the same bug)"))
+    return found
+
+
+def lint_sweep(path: Path, failures: list[ItemRecord], stored: list[StoredFailure] = ()) -> list[Problem]:
     """A sweep spec: it loads (axes, exclusions, builder), and its expectations are as
     precise as a case's: each with the bug's message, releases and targets."""
     try:
@@ -121,14 +183,14 @@ def lint_sweep(path: Path, failures: list[ItemRecord]) -> list[Problem]:
         return [Problem(Path(path), "(load)", str(e))]
     mine = f"{sweep.family}::"
     parsed = sweep.parsed_expectations()
-    same_as = [_slugs(table.get("same_as")) for _, _, table in sweep.expectations]
 
     def own(key, i) -> bool:
-        return key.case.startswith(mine) or key.case in same_as[i]
+        return key.case.startswith(mine) or key.case in parsed[i].same_as
 
     problems = [Problem(sweep.path, f, m) for f, m in _expectation_problems(parsed, own, failures)]
-    for i, slugs in enumerate(same_as):
-        for slug in slugs:
+    problems += [Problem(sweep.path, f, m) for f, m in _stored_problems(parsed, set(), stored)]
+    for i, e in enumerate(parsed):
+        for slug in e.same_as:
             if not (CASES_DIR / slug / "case.toml").is_file():
                 problems.append(Problem(sweep.path, f"expect[{i}].same_as", f"no case {slug!r} in {CASES_DIR}"))
     for i, (where, ids, _) in enumerate(sweep.expectations):
@@ -154,12 +216,7 @@ def accepts_anything(match) -> str:
     return ""
 
 
-def _slugs(value) -> list[str]:
-    """same_as: a case slug or a list of them."""
-    return [] if value is None else [str(v) for v in (value if isinstance(value, list) else [value])]
-
-
-def _history_problems(case: Case) -> list[tuple[str, str]]:
+def _history_problems(case: Case, stored: list[StoredFailure] = ()) -> list[tuple[str, str]]:
     h = case.history
     if not h.windows:
         return []
@@ -170,6 +227,19 @@ def _history_problems(case: Case) -> list[tuple[str, str]]:
     elif accepts_anything(h.bad_match):
         found.append(("history.bad_match", f"/{h.bad_match.pattern}/ {accepts_anything(h.bad_match)}: prove "
                                            "and bisect would take any failure for the bug"))
+    else:
+        # only where prove and bisect look: the targets of the bug's items
+        targets = {i.target for i in bug_items(case) if not i.is_ir} or None
+        other = _generic_against(h.bad_match, set(h.bad_outcomes), targets, {case.slug, *h.same_as}, stored)
+        if other is not None:
+            found.append(("history.bad_match", f"/{h.bad_match.pattern}/ is generic: it also matches "
+                                               f"{other}; prove and bisect would take it for this bug"))
+    for j, w in enumerate(h.windows):
+        if w.sample and h.bad_match and not (w.sample.outcome in h.bad_outcomes
+                                             and h.bad_match.search(w.sample.text)):
+            found.append((f"history.window[{j}].sample", f"the bug ({w.sample.outcome}) as it printed on "
+                                                         f"{w.sample.release} is not what bad_outcome / "
+                                                         "bad_match say the bug is"))
     bug = Bug.of(case)
     items = bug_items(case)
 
@@ -216,9 +286,9 @@ def declared_same_as(failures: list[ItemRecord]) -> dict[str, set[str]]:
         if point is None:
             continue
         for i in sweeps[family].about(point):
-            e, slugs = parsed[family][i], _slugs(sweeps[family].expectations[i][2].get("same_as"))
-            if slugs and _applies(e, r) and e.takes(r.outcome, r.failure_text()):
-                out.setdefault(r.key, set()).update(slugs)
+            e = parsed[family][i]
+            if e.same_as and _applies(e, r) and e.takes(r.outcome, r.failure_text()):
+                out.setdefault(r.key, set()).update(e.same_as)
     return out
 
 

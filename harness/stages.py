@@ -181,7 +181,11 @@ def import_stage(case: Case, settings: Settings) -> tuple[StageResult, Path | No
 def compile_flags(case: Case, target: str, opt_level: str, settings: Settings) -> list[str]:
     flags = targets.compile_flags(target, opt_level, settings.toolchain.release,
                                   settings.target_options)
-    return flags + list(case.flags) + list(case.target_flags.get(target, ())) + list(settings.extra_flags)
+    own = list(case.flags) + list(case.target_flags.get(target, ())) + list(settings.extra_flags)
+    # A flag the case sets replaces the profile's own spelling of it (a pinned target CPU
+    # instead of the host's), so the command line says one value.
+    named = {f.split("=", 1)[0] for f in own if f.startswith("--") and "=" in f}
+    return [f for f in flags if f.split("=", 1)[0] not in named] + own
 
 
 def is_vmfb(path: Path) -> bool:

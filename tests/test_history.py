@@ -184,6 +184,9 @@ def test_scan_prove_bisect_and_git_bisect_run_agree(releases, capsys):
     (w,) = case.history.windows
     assert (w.last_good, w.first_bad, w.last_bad, w.first_good) == ("3.0.0", "3.3.0", "3.4.0", "3.5.0")
     assert w.hidden_before == "3.2.0" and "old.spelling" in w.hidden_by  # another failure, not good
+    # what the bug printed on first_bad is kept verbatim (paths cut to file names)
+    assert (w.sample.outcome, w.sample.release, w.sample.item) == ("compile-fail", "3.3.0", "cpu-O0")
+    assert "failed to bufferize" in w.sample.text and "/" not in w.sample.text
     assert case.history.bad_match.pattern == "failed to bufferize"
     written = [e for e in case.expectations if e.outcome == "compile-fail" and "bufferize" in e.match.pattern]
     assert [str(e.compiler) for e in written] == ["<=3.4.0,>=3.3.0"]

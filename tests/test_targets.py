@@ -202,3 +202,20 @@ def test_installed_toolchain_is_described():
     assert tc.release == release_of(tc.compiler_version)
     assert tc.compiler_version in tc.describe()
     assert tc.fingerprint() == f"{tc.compiler_version}@{tc.compiler_revision}"
+
+
+def test_a_flag_the_case_sets_replaces_the_profiles_spelling(tmp_path):
+    """A case pinning the target CPU (the issue's znver4) compiles with that one value, not
+    the profile's host CPU followed by it."""
+    from types import SimpleNamespace
+
+    from harness.case import load_case
+    from harness.stages import compile_flags as case_compile_flags
+    from helpers import compile_case
+
+    d = compile_case(tmp_path, "pinned", matrix={"targets": ["cpu"], "opt_levels": ["O3"],
+                                                 "target_flags": {"cpu": ["--iree-llvmcpu-target-cpu=znver4"]}})
+    settings = SimpleNamespace(toolchain=SimpleNamespace(release=Version("3.13.0")),
+                               target_options=TargetOptions(), extra_flags=())
+    flags = case_compile_flags(load_case(d / "case.toml"), "cpu", "O3", settings)
+    assert [f for f in flags if f.startswith("--iree-llvmcpu-target-cpu=")] == ["--iree-llvmcpu-target-cpu=znver4"]

@@ -199,6 +199,49 @@ def test_lint_rejects_a_generic_match(tmp_path):
     assert lint(tmp_path, failures=[specific]) == []
 
 
+def _stored(slug, outcome, text, item="cpu-O0"):
+    from harness.case import Sample
+    from harness.lint import StoredFailure
+
+    return StoredFailure(slug, 0, Sample(outcome, item, "3.4.0", text))
+
+
+def test_lint_tests_matches_against_other_cases_stored_failures_with_no_results(tmp_path):
+    """A crash match of the signal alone takes another case's stored crash for this bug:
+    refused from the windows' samples, whatever the results file holds."""
+    def crash(m):
+        m["expect"][0].update(outcome="compile-crash", match=r"crashed \(SIGSEGV\)")
+        m["history"].update(bad_outcome="compile-crash", bad_match=r"crashed \(SIGSEGV\)")
+        m["history"]["window"][0]["sample"] = {"outcome": "compile-crash", "item": "cpu-O0", "release": "3.3.0",
+                                               "text": "crashed (SIGSEGV): at mlir::Foo::bar()"}
+    import copy
+    m = copy.deepcopy(LINT_BASE)
+    crash(m)
+    d = write_case(tmp_path / "cases", "linted", m, {"model.mlir": "func.func @main() { return }\n"})
+    other = _stored("other-case", "compile-crash", "crashed (SIGSEGV): at mlir::Baz::qux()")
+    problems = [str(p) for p in lint_case(d / "case.toml", [], None, [other])]
+    assert any("field 'expect[0].match'" in p and "generic" in p and "other-case" in p for p in problems), problems
+    assert any("field 'history.bad_match'" in p and "other-case" in p for p in problems), problems
+    # its own stored failure is not another bug; one of another outcome or target is not taken
+    assert lint_case(d / "case.toml", [], None, [_stored("linted", "compile-crash", "crashed (SIGSEGV): at x")]) == []
+    assert lint_case(d / "case.toml", [], None, [_stored("o", "run-crash", "crashed (SIGSEGV): at x")]) == []
+    assert lint_case(d / "case.toml", [], None, [_stored("o", "compile-crash", "crashed (SIGSEGV): x",
+                                                         item="vulkan-O0")]) == []
+    # same_as: the other case's failure is declared to be this bug
+    m["expect"][0]["same_as"] = "other-case"
+    d = write_case(tmp_path / "cases2", "linted", m, {"model.mlir": "func.func @main() { return }\n"})
+    problems = [str(p) for p in lint_case(d / "case.toml", [], None, [other])]
+    assert not any("expect[0]" in p for p in problems), problems
+
+
+def test_lint_says_when_a_window_sample_is_not_the_bug(tmp_path):
+    def mutate(m):
+        m["history"]["window"][0]["sample"] = {"outcome": "compile-fail", "item": "cpu-O0", "release": "3.3.0",
+                                               "text": "error: failed to legalize operation 'foo'"}
+    problems = lint(tmp_path, mutate)
+    assert any("field 'history.window[0].sample'" in p for p in problems), problems
+
+
 @pytest.mark.parametrize("pattern, field", [
     (".*", "expect[0].match"), ("fail|", "expect[0].match"), ("error:", "expect[0].match"),
     ("compile-fail", "expect[0].match"), (".*", "history.bad_match"), ("crashed", "history.bad_match"),

@@ -117,19 +117,19 @@ def _families_markdown(families) -> str:
 
 
 def cmd_lint(args) -> int:
-    from ..lint import declared_same_as, latest_failures, lint_case, lint_sweep
+    from ..lint import declared_same_as, latest_failures, lint_case, lint_sweep, stored_failures
 
     from ..sweep.spec import SWEEPS_DIR, discover as discover_sweeps
 
     manifests = [find_case(s).manifest for s in args.cases] if args.cases else discover(CASES_DIR)
     sweeps = [] if args.cases else discover_sweeps(SWEEPS_DIR)
     failures = latest_failures(args.results)
-    if not failures:
-        print(f"lint: no failures in {args.results} to test matches against; "
-              "generic matches are not checked")
+    stored = stored_failures()  # every case's, whichever are linted: the messages to test against
+    print(f"lint: matches tested against {len(stored)} stored failure(s) of the cases"
+          + (f" and {len(failures)} failure(s) in {args.results}" if failures else ""))
     same_as = declared_same_as(failures)
-    problems = [p for m in manifests for p in lint_case(m, failures, same_as)]
-    problems += [p for s in sweeps for p in lint_sweep(s, failures)]
+    problems = [p for m in manifests for p in lint_case(m, failures, same_as, stored)]
+    problems += [p for s in sweeps for p in lint_sweep(s, failures, stored)]
     for p in problems:
         print(p)
     print(f"lint: {len(manifests)} case(s), {len(sweeps)} sweep(s), {len(problems)} problem(s)")

@@ -159,3 +159,49 @@ def _tokens(message: str):
 def _escape(text: str) -> str:
     """re.escape for people: only the characters that mean something in a regex."""
     return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", text)
+
+
+# ------------------------------------------------------------ what the bug printed
+
+_PATH = re.compile(r"(?:/[^\s:'\"()/]+)+/([^\s:'\"()/]+)")
+_SAMPLE_LINE = 500  # characters kept of each line
+_DIFF_SEGMENT = re.compile(r"output \d+[^:]*: \d+/\d+ elements differ[^;]*; max abs err [^,;]+(?:, max rel err [^;]+)?")
+_DISPATCH = re.compile(r'sym_name = "[^"]*dispatch[^"]*"')
+# What every failing compile adds after the diagnostic (with the host's CPU features):
+# nothing of the bug.
+_GENERIC_ERRORS = ("failed to run translation of source executable", "failed to translate executables",
+                   "failed to serialize executable")
+
+
+def strip_paths(text: str) -> str:
+    """Paths cut to their file names: what a case keeps names no machine's folders."""
+    return _PATH.sub(r"\1", text)
+
+
+def sample_of(text: str) -> str:
+    """A verbatim excerpt of a failure, kept in the case as what the bug printed (lint
+    tests other cases' matches against it, and its own bad_match must take it): the first
+    line (the outcome's own: 'crashed (SIGSEGV): at ...', 'exit code 1: ...: error: ...'),
+    for wrong numbers each output's diagnosis, the diagnostics with the program line under
+    the first, and the dispatch they are about; paths cut to their file names."""
+    text = strip_paths(text)
+    lines = [l.rstrip() for l in text.splitlines() if l.strip()]
+    if not lines:
+        return ""
+    diffs = _DIFF_SEGMENT.findall(lines[0])
+    keep = ["; ".join(diffs) if diffs else lines[0][:_SAMPLE_LINE]]
+    errors = [i for i, l in enumerate(lines)
+              if ("error:" in l or "Assertion `" in l or "LLVM ERROR" in l or _RUNTIME_STATUS.search(l))
+              and not any(g in l for g in _GENERIC_ERRORS)]
+    for i in errors[:2]:
+        if lines[i].strip() not in keep[0]:  # the first line often is the first error already
+            keep.append(lines[i][:_SAMPLE_LINE])
+    if errors:
+        first = errors[0]
+        source = next((i for i in range(first + 1, min(first + 4, len(lines))) if _SOURCE_OP.match(lines[i])), None)
+        if source is not None:
+            keep.append(lines[source][:_SAMPLE_LINE])
+    dispatch = _DISPATCH.search(text)
+    if dispatch:
+        keep.append(dispatch.group(0))
+    return "\n".join(dict.fromkeys(keep))

@@ -18,13 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..bug import Bug
-from ..case import Window
+from ..case import Sample, Window
 from ..item import ItemId
 from ..outcomes import PROBE_BAD, PROBE_GOOD, SKIP_OUTCOME
 
 # Release states beyond a probe's: items that disagree, and a release that measured nothing.
 NEITHER, UNKNOWN = "neither", "unknown"
-from .message import derive_match
+from .message import derive_match, sample_of, strip_paths
 from .prove import ReleaseRun
 
 
@@ -82,9 +82,18 @@ def hidden_by(run: ReleaseRun, bug: Bug) -> str:
     for r in run.results:
         state = bug.state(r)
         if r.outcome != SKIP_OUTCOME and state.kind not in (PROBE_BAD, PROBE_GOOD):
-            line = next((l.strip() for l in r.failure_text().splitlines() if l.strip()), state.why)
-            return f"{r.outcome} on {r.name}: {line[:160]}"
+            line = next((l.strip() for l in strip_paths(r.failure_text()).splitlines() if l.strip()), state.why)
+            cut = line if len(line) <= 160 else line[:160].rsplit(" ", 1)[0] + " ..."
+            return f"{r.outcome} on {r.name}: {cut}"
     return "no item showed the bug or passed"
+
+
+def sample_from(run: ReleaseRun, bug: Bug) -> Sample | None:
+    """The first result on a release that shows the bug, as the case keeps it."""
+    for r in run.results:
+        if bug.state(r).kind == PROBE_BAD:
+            return Sample(r.outcome, r.name, run.version, sample_of(r.failure_text()))
+    return None
 
 
 def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
@@ -115,7 +124,8 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
         first_good = runs[j].version if j < len(runs) else None
         found.append(Window(runs[first].version, runs[last].version, last_good, first_good,
                             runs[hidden].version if hidden is not None else None,
-                            hidden_by(runs[hidden], bug) if hidden is not None else ""))
+                            hidden_by(runs[hidden], bug) if hidden is not None else "",
+                            sample_from(runs[first], bug)))
         floor = last
         i = j
     shown: dict[str, list[tuple[str, str]]] = {}

@@ -90,16 +90,29 @@ def history_block(case: Case, bug: Bug, measured: Measured) -> str:
     else:
         lines.append('status = "unknown"')
     for w in measured.windows:
-        lines += ["", "[[history.window]]"]
-        if w.last_good:
-            lines.append(f"last_good = {toml_value(w.last_good)}")
-        if w.hidden_before:
-            lines += [f"hidden_before = {toml_value(w.hidden_before)}",
-                      f"hidden_by = {toml_value(w.hidden_by)}"]
-        lines += [f"first_bad = {toml_value(w.first_bad)}", f"last_bad = {toml_value(w.last_bad)}"]
-        if w.first_good:
-            lines.append(f"first_good = {toml_value(w.first_good)}")
+        lines += ["", *window_lines(w)]
     return "\n".join(lines) + "\n"
+
+
+def window_lines(w: Window) -> list[str]:
+    """One [[history.window]] table, as the scan writes it."""
+    lines = ["[[history.window]]"]
+    if w.last_good:
+        lines.append(f"last_good = {toml_value(w.last_good)}")
+    if w.hidden_before:
+        lines += [f"hidden_before = {toml_value(w.hidden_before)}",
+                  f"hidden_by = {toml_value(w.hidden_by)}"]
+    lines += [f"first_bad = {toml_value(w.first_bad)}", f"last_bad = {toml_value(w.last_bad)}"]
+    if w.first_good:
+        lines.append(f"first_good = {toml_value(w.first_good)}")
+    if w.sample:
+        s = w.sample
+        lines.append(f"# what the bug printed on {s.release} ({s.item}), verbatim: lint tests other "
+                     "cases' matches against it")
+        lines.append("sample = {" + ", ".join(f"{k} = {toml_value(v)}" for k, v in
+                                              (("outcome", s.outcome), ("item", s.item),
+                                               ("release", s.release), ("text", s.text))) + "}")
+    return lines
 
 
 def write_scan(case: Case, bug: Bug, measured: Measured) -> None:
