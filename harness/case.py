@@ -221,8 +221,9 @@ class Case:
     @property
     def threads(self) -> tuple[str, ...]:
         """The upstream records that describe the bug: its issues, or for a bug reported
-        only by the PR that fixed it, that PR (a found_by case's prs are context only)."""
-        return tuple(self.issues) or (() if self.found_by else tuple(self.prs))
+        only by the PR that fixed it, that PR (the first in prs; a found_by case's prs are
+        context only)."""
+        return tuple(self.issues) or (() if self.found_by or not self.prs else (self.prs[0],))
 
     def issue_urls(self) -> list[str]:
         return [issue_url(ref) for ref in self.threads]

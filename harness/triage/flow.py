@@ -112,7 +112,13 @@ def when(t: Triage, source, good: str | None, bad: str | None) -> bool:
     else:
         tries = default_ends(t.case, available)
         if not tries:
-            t.problems.append("the case has no measured window: give --good and --bad")
+            w = t.case.history.windows[-1] if t.case.history.windows else None
+            if w is not None and w.hidden_before:
+                # No release before it passes, and it is still open: no good end to search from.
+                t.problems.append(f"no good release to bisect from: up to {w.hidden_before} the items fail "
+                                  f"another way ({w.hidden_by}), and the window is open; give --good and --bad")
+            else:
+                t.problems.append("the case has no measured window: give --good and --bad")
             return False
     for good_v, bad_v, direction in tries:
         for v in (good_v, bad_v):
