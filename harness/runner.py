@@ -49,11 +49,18 @@ class ItemResult:
 
     def reproducer(self) -> str:
         """One line: the commands that reproduce this item, and the compiler version."""
-        # An import that worked is not part of the reproducer: its MLIR is (the path).
+        bundle = f"{self.case.slug}--{self.name}"
+        repro = f"iree-regress repro {self.case.slug}::{self.name} --out {bundle}"
+        imported = self.case.torch_model is not None and any(s.stage == "import" and s.ok for s in self.stages)
+        if imported and any(s.command for s in self.stages if s.stage != "import"):
+            # The compile reads the import the harness cached: a path on this machine only.
+            # The bundle holds that MLIR as input.mlir, and run.sh compiles and runs it.
+            return f"{repro} && sh {bundle}/run.sh   # IREE {self.compiler}"
+        # A case's own MLIR is named by its path in the checkout; a failed import is its
+        # own command (the torch job).
         commands = [s.command for s in self.stages
                     if s.command and s.stage != "compare" and not (s.stage == "import" and s.ok)]
-        return (" && ".join(commands) + f"   # IREE {self.compiler}; a bundle with every file: "
-                f"iree-regress repro {self.case.slug}::{self.name} --out {self.case.slug}--{self.name}")
+        return " && ".join(commands) + f"   # IREE {self.compiler}; a bundle with every file: {repro}"
 
     def record(self, verdict: "Verdict", **extra) -> ItemRecord:
         return ItemRecord(case=self.case.slug, item=self.name, outcome=self.outcome,

@@ -1,6 +1,7 @@
 """`iree-regress new-case`: scaffold a case directory from an MLIR file or a PyTorch module.
 
-Writes case.toml (full matrix, history left for `prove --scan --write` to fill in),
+Writes case.toml (the family and targets the program shows, unless given; history left
+for `prove --scan --write` to fill in),
 a README skeleton, the input program, and for numeric cases the golden files from
 PyTorch. The scaffold is a start: the issue links, the bug's description and the
 expectations are for the author to write.
@@ -14,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from .case import ISSUE_REF, SLUG, issue_url
-from .targets import DEFAULT_TARGETS
+from .targets import DEFAULT_TARGETS, TARGETS
 from .reference import load_program, write_golden
 
 # The entry point: a func.func or a util.func (torch imports and many lit tests use the latter).
@@ -25,12 +26,40 @@ class ScaffoldError(ValueError):
     pass
 
 
+# What a program's text says of its family: the ops of each (first match wins, so a
+# topk over a transpose is topk's).
+_FAMILY_OPS = (
+    ("attention", r"scaled_dot_product_attention|iree_linalg_ext\.(?:online_)?attention|\bsdpa\b"),
+    ("topk", r"\btopk\b|\bargsort\b|\.sort\b|aten\.sort|torch\.sort|iree_linalg_ext\.(?:sort|topk)|stablehlo\.sort|top_k"),
+    ("scatter", r"scatter|one_hot|index_put|index_add|\bgather\b|index_select|take_along_dim"),
+    ("transpose", r"transpose|permute|\.T\b|\.mT\b"),
+)
+# What a reproducer says of its target: an executable target, a target flag or a chip.
+_TARGET_MARKS = (
+    ("hip", r'"rocm"|rocm-hsaco|--iree-(?:hip|rocm)-target|\bgfx\d{3,4}\b|hal-target-device=hip'),
+    ("cuda", r'"cuda"|--iree-cuda-target|\bsm_\d{2}\b|hal-target-device=cuda'),
+    ("vulkan", r'"vulkan|vulkan-spirv|spirv|hal-target-device=vulkan'),
+    ("cpu", r'"llvm-cpu"|llvm-cpu|embedded-elf|hal-target-device=local'),
+)
+
+
+def guess_family(text: str) -> str:
+    return next((family for family, ops in _FAMILY_OPS if re.search(ops, text)), "other")
+
+
+def targets_named(text: str) -> list[str]:
+    """The targets a reproducer names, in the matrix's order; [] when it names none."""
+    named = {target for target, marks in _TARGET_MARKS if re.search(marks, text)}
+    return [t for t in DEFAULT_TARGETS if t in named]
+
+
 def _toml_list(values) -> str:
     return "[" + ", ".join(f'"{v}"' for v in values) + "]"
 
 
 def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str], family: str = "other",
-              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5), tolerance_reason: str = "") -> str:
+              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5), tolerance_reason: str = "",
+              targets: list[str] = DEFAULT_TARGETS) -> str:
     return "\n".join([
         f'title = "{title}"',
         f'kind = "{kind}"',
@@ -43,7 +72,7 @@ def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str],
         *source_lines,
         "",
         "[matrix]",
-        f"targets = {_toml_list(DEFAULT_TARGETS)}",
+        f"targets = {_toml_list(targets)}",
         'opt_levels = ["O0", "O1", "O2", "O3"]',
         "flags = []  # the issue's own iree-compile flags",
         "",
@@ -81,16 +110,21 @@ def readme(slug: str, title: str, issues: list[str], source_note: str, golden: b
 
 def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = None,
              from_mlir: Path | None = None, reference: Path | None = None,
-             from_torch: str | None = None, function: str | None = None, family: str = "other",
+             from_torch: str | None = None, function: str | None = None, family: str | None = None,
              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5),
-             tolerance_reason: str = "") -> Path:
-    """found_by: a case the suite found itself (a sweep variant) needs no issue yet."""
+             tolerance_reason: str = "", targets: list[str] | None = None) -> Path:
+    """found_by: a case the suite found itself (a sweep variant) needs no issue yet.
+    family / targets: None = what the program shows (its ops; the targets it names, else
+    cpu alone: a scan of targets the reproducer never named costs four times as much)."""
     if not SLUG.fullmatch(slug):
         raise ScaffoldError(f"slug {slug!r}: use lower-case words joined by '-'")
     if (not issues and not found_by) or any(not ISSUE_REF.fullmatch(i) for i in issues):
         raise ScaffoldError(f"--issue must be owner/repo#N, got {issues or 'nothing'}")
     if (from_mlir is None) == (from_torch is None):
         raise ScaffoldError("give exactly one of --from-mlir and --from-torch")
+    unknown = [t for t in targets or () if t not in TARGETS]
+    if unknown:
+        raise ScaffoldError(f"--target {','.join(unknown)}: not a target ({', '.join(TARGETS)})")
     case_dir = Path(cases_dir) / slug
     if case_dir.exists():
         raise ScaffoldError(f"{case_dir} already exists")
@@ -121,8 +155,10 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             note = (f"`model.py` comes from {Path(module_path).name} (TODO: say which issue "
                     "it reproduces and how it was reduced).")
         kind = "numeric" if golden else "compile"
+        family = family or guess_family(text)
+        targets = list(targets or targets_named(text) or ["cpu"])
         (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines, family, found_by, tolerance,
-                                                      tolerance_reason))
+                                                      tolerance_reason, targets))
         (case_dir / "README.md").write_text(readme(slug, title, issues, note, golden))
         if golden:
             program = case_dir / ("model.py" if from_torch else "reference.py")

@@ -237,3 +237,24 @@ def test_prove_refuses_a_last_good_where_another_failure_hides_the_bug(releases,
     assert cli_main(["prove", "fake-case"]) == 1
     out = capsys.readouterr().out
     assert "NOT PROVEN" in out and "NO  last_good  3.2.0" in out
+
+
+def test_the_bug_outcome_is_inferred_only_when_one_failure_stands_out():
+    from harness.history.window import failures_seen, inferred_outcome
+
+    one = [run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=BAD), run("3.2.0", cpu_O0="pass")]
+    assert inferred_outcome(one) == "compile-fail"
+    two = one + [run("3.3.0", cpu_O0="compile-crash")]
+    assert inferred_outcome(two) is None
+    assert failures_seen(two) == {"compile-fail": ["3.1.0"], "compile-crash": ["3.3.0"]}
+    assert inferred_outcome([run("3.0.0", cpu_O0=BAD)]) is None  # nothing passes: no bug stands out
+
+
+def test_scan_without_an_outcome_infers_it_and_says_what_else_it_saw(releases, capsys):
+    text = releases.manifest.read_text()
+    text = text[:text.index("[history]")]  # no bug recorded yet
+    releases.manifest.write_text(text)
+    assert cli_main(["prove", "fake-case", "--scan", "--bad-match", "failed to bufferize"]) == 0
+    out = capsys.readouterr().out
+    assert "records no bug outcome" in out.split("3.0.0")[0]  # said before the scan
+    assert "bug outcome inferred: compile-fail" in out

@@ -40,7 +40,8 @@ def test_new_case_from_mlir_writes_a_loadable_case_with_goldens(workspace):
                  from_mlir=workspace / "add.mlir", reference=workspace / "ref.py")
     case = load_case(d / "case.toml")  # requires the goldens it wrote
     assert case.kind == "numeric" and case.function == "main"
-    assert case.targets == ("cpu", "vulkan", "hip", "cuda") and len(case.opt_levels) == 4
+    # a reproducer naming no target gets cpu alone; its ops say no family
+    assert case.targets == ("cpu",) and len(case.opt_levels) == 4 and case.family == "other"
     a, b = (np.load(d / "inputs" / f"input{i}.npy") for i in range(2))
     np.testing.assert_array_equal(np.load(d / "expected" / "output0.npy"), a + b)
     assert "iree-org/iree#1" in (d / "README.md").read_text()
@@ -72,6 +73,7 @@ def test_new_case_from_torch_aliases_the_class(workspace):
     """))
     d = new_case(workspace / "cases", "doubler", ["iree-org/iree#2"], from_torch=f"{workspace / 'm.py'}:Doubler")
     assert "Model = Doubler" in (d / "model.py").read_text()
+    assert load_case(d / "case.toml").family == "other"
     np.testing.assert_array_equal(np.load(d / "expected" / "output0.npy"), np.full(3, 2.0, np.float32))
 
 
@@ -171,3 +173,21 @@ def test_bundles_run_elsewhere_become_results_that_replace_compile_only_ones(wor
         _, items = merge_results(order, warnings.append)
         assert [(i.outcome, i.compile_only) for i in items] == [("compare-fail", False)]
     assert warnings == [] and json.loads((workspace / "bad.jsonl").read_text().splitlines()[0])["type"] == "run"
+
+
+def test_new_case_takes_family_and_targets_from_the_program(workspace):
+    (workspace / "hip.mlir").write_text(
+        "// iree-compile --iree-hal-target-device=hip --iree-hip-target=gfx942 hip.mlir\n"
+        "func.func @main(%a: tensor<4x8xf32>) -> tensor<8x4xf32> {\n"
+        "  %e = tensor.empty() : tensor<8x4xf32>\n"
+        "  %t = linalg.transpose ins(%a : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) permutation = [1, 0]\n"
+        "  return %t : tensor<8x4xf32>\n}\n")
+    d = new_case(workspace / "cases", "hip-transpose", ["iree-org/iree#3"], from_mlir=workspace / "hip.mlir")
+    case = load_case(d / "case.toml")
+    assert (case.family, case.targets) == ("transpose", ("hip",))
+    d = new_case(workspace / "cases", "told", ["iree-org/iree#3"], from_mlir=workspace / "hip.mlir",
+                 family="other", targets=["cpu", "vulkan"])
+    assert (load_case(d / "case.toml").family, load_case(d / "case.toml").targets) == ("other", ("cpu", "vulkan"))
+    with pytest.raises(ScaffoldError, match="not a target"):
+        new_case(workspace / "cases", "bad-target", ["iree-org/iree#3"], from_mlir=workspace / "hip.mlir",
+                 targets=["tpu"])

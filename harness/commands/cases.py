@@ -36,7 +36,11 @@ def add_parsers(sub) -> dict:
     n.add_argument("--reference", type=Path, default=None,
                    help="with --from-mlir: reference.py (example_inputs(), reference()) for a numeric case")
     n.add_argument("--function", default=None, help="entry function (default: the first func)")
-    n.add_argument("--family", default="other", choices=FAMILIES, help="the family the bug belongs to")
+    n.add_argument("--family", default=None, choices=FAMILIES,
+                   help="the family the bug belongs to (default: from the program's ops)")
+    n.add_argument("--target", dest="targets", type=lambda s: s.split(","), default=None,
+                   help="comma-separated targets of the matrix (default: those the program names, "
+                        "else cpu)")
     return {"golden": cmd_golden, "list": cmd_list, "lint": cmd_lint, "expect": cmd_expect,
             "new-case": cmd_new_case}
 
@@ -171,9 +175,12 @@ def cmd_new_case(args) -> int:
 
     try:
         d = new_case(CASES_DIR, args.slug, args.issue, args.title, args.from_mlir, args.reference,
-                     args.from_torch, args.function, family=args.family)
+                     args.from_torch, args.function, family=args.family, targets=args.targets)
     except (ScaffoldError, OSError, AttributeError) as e:
         raise SystemExit(f"iree-regress new-case: {e}")
+    case = find_case(str(d), require_golden=False)
+    print(f"family {case.family}, targets {', '.join(case.targets)} (from the program unless given: "
+          "--family, --target)")
     print(f"wrote {d}: now fill in README.md, the issue's flags, and run "
           f"`iree-regress prove {args.slug} --scan --bad-outcome <outcome> --write`")
     return 0

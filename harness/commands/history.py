@@ -157,10 +157,16 @@ def cmd_scan(args, case) -> int:
     """prove --scan: every release (or --versions), a table, and the bug's windows."""
     from ..history.prove import items_to_prove, run_release
     from ..history.releases import available, sort_versions
-    from ..history.window import outcome_table, windows
+    from ..bug import Bug
+    from ..history.window import failures_seen, inferred_outcome, outcome_table, windows
     from ..history.writeback import write_scan
     from ..toolchain import installed
 
+    # Known before the scan (a misspelt --bad-outcome stops here, not after 15 releases).
+    bug = bug_of(case, args) if getattr(args, "bad_outcome", None) or case.history.bad_outcomes else None
+    if bug is None:
+        print(f"{case.slug} records no bug outcome and none was given (--bad-outcome): it is "
+              "inferred from the releases when one failure stands out")
     versions = sort_versions(args.versions.split(",")) if args.versions else available(source_of(args))
     items = [ItemId.parse(n) for n in args.items.split(",")] if args.items else items_to_prove(case)
     settings = settings_with(installed())
@@ -171,7 +177,18 @@ def cmd_scan(args, case) -> int:
         print(f"  {v}: {time.monotonic() - start:.1f} s", flush=True)
     for line in outcome_table(runs, items):
         print(line)
-    bug = bug_of(case, args)
+    seen = failures_seen(runs)
+    if bug is None:
+        outcome = inferred_outcome(runs)
+        if outcome is None:
+            print("no single failure stands out: " + "; ".join(f"{o} on {', '.join(vs)}" for o, vs in seen.items())
+                  + ". Give --bad-outcome (and --bad-match) and scan again; nothing written.")
+            return 2
+        print(f"bug outcome inferred: {outcome} (the only failure the releases showed)")
+        bug = Bug.of(case, (outcome,), getattr(args, "bad_match", None))
+    others = {o: vs for o, vs in seen.items() if o not in bug.outcomes}
+    for o, vs in others.items():  # a failure beside the bug: said, never folded into it
+        print(f"also seen, not the bug: {o} on {', '.join(vs)}")
     measured = windows(runs, bug)
     for w in measured.windows:
         print(f"window: last_good={w.last_good} first_bad={w.first_bad} last_bad={w.last_bad} "

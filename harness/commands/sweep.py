@@ -171,6 +171,7 @@ def _promote(args: argparse.Namespace) -> int:
         try:
             d = new_case(CASES_DIR, args.slug, args.issue, args.title or f"{sweep.title}: {variant.id}",
                          from_torch=str(model), family=sweep.family, found_by="" if args.issue else FOUND_BY,
+                         targets=list(sweep.targets),
                          tolerance=(table["atol"], table["rtol"]),
                          tolerance_reason=table.get("tolerance_reason", ""))
         except (ScaffoldError, OSError) as e:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..bug import Bug
 from ..case import Sample, Window
 from ..item import ItemId
-from ..outcomes import PROBE_BAD, PROBE_GOOD, SKIP_OUTCOME
+from ..outcomes import PASS_OUTCOME, PROBE_BAD, PROBE_GOOD, SKIP_OUTCOME
 
 # Release states beyond a probe's: items that disagree, and a release that measured nothing.
 NEITHER, UNKNOWN = "neither", "unknown"
@@ -94,6 +94,27 @@ def sample_from(run: ReleaseRun, bug: Bug) -> Sample | None:
         if bug.state(r).kind == PROBE_BAD:
             return Sample(r.outcome, r.name, run.version, sample_of(r.failure_text()))
     return None
+
+
+def failures_seen(runs: list[ReleaseRun]) -> dict[str, list[str]]:
+    """Each failing outcome the releases showed, and the releases it showed on."""
+    seen: dict[str, list[str]] = {}
+    for run in runs:
+        for r in run.results:
+            if r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME):
+                releases = seen.setdefault(r.outcome, [])
+                if run.version not in releases:
+                    releases.append(run.version)
+    return seen
+
+
+def inferred_outcome(runs: list[ReleaseRun]) -> str | None:
+    """The bug's outcome when one failure stands out: the only failing outcome the
+    releases showed, with at least one release where every item passes around it."""
+    seen = failures_seen(runs)
+    passing = any(run.results and all(r.outcome in (PASS_OUTCOME, SKIP_OUTCOME) for r in run.results)
+                  for run in runs)
+    return next(iter(seen)) if len(seen) == 1 and passing else None
 
 
 def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
