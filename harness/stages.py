@@ -30,7 +30,7 @@ from .outcomes import CRASHED, FAILED, GARBAGE, OK, OUT_OF_MEMORY, SKIPPED, TIME
 from .process import Bounds, ProcessResult, crash_message, display, first_frame, last_diagnostic, run_bounded
 from .record import StageResult
 from .reference import load_arrays, npy_files
-from .toolchain import Toolchain, release_of
+from .toolchain import Toolchain
 
 # A vmfb is a zip (flatbuffer + embedded executables) or a bare flatbuffer whose file
 # identifier "IREE" sits at byte 4. Anything else written as a module is garbage.
@@ -338,11 +338,11 @@ def run_module(target: str, vmfb: Path, function: str, inputs: list[Path], n_out
                settings: Settings) -> tuple[StageResult, list[np.ndarray] | None]:
     """Run `function` of a module on `target`'s device here with .npy `inputs` (cached)."""
     tc = settings.toolchain
-    runtime = release_of(tc.runtime_version) if tc.runtime_version else None
-    env = vulkan_layer.env_for(runtime) if targets.BY_NAME[target].driver == "vulkan" else ()
+    vulkan = targets.BY_NAME[target].driver == "vulkan"
+    env = vulkan_layer.env_for(str(tc.run_module)) if vulkan else ()
     device = targets.run_device(target, str(tc.run_module), env)
     if device is None:
-        why = vulkan_layer.why_hidden(runtime) if targets.BY_NAME[target].driver == "vulkan" else ""
+        why = vulkan_layer.why_hidden(str(tc.run_module)) if vulkan else ""
         return StageResult("run", SKIPPED, f"compile-only: no {target} device here{why}"), None
     args = [f"--module={vmfb}", f"--device={device}", f"--function={function}"]
     args += [f"--input=@{p}" for p in inputs]

@@ -8,7 +8,8 @@ available; 0 visible". No flag or environment variable of theirs changes that, a
 3.13 runtime refuses their modules ("bytecode version mismatch"), so each release needs
 its own runtime. vulkan_layer/show_llvmpipe.c is a Vulkan instance layer that renames
 the device to "lavapipe"; built here once (gcc and the Vulkan headers, Debian's
-libvulkan-dev) and enabled for those runtimes only, it lets their vulkan items run.
+libvulkan-dev) and enabled for a runtime that lists no Vulkan device without it and one
+with it (asked of the runtime, not read from its version), it lets their vulkan items run.
 Where it cannot be built, their vulkan items stay compile-only and say why.
 """
 
@@ -21,17 +22,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from packaging.version import Version
-
+from . import targets
 from .cache import cache_root, digest
 
 SOURCE = Path(__file__).resolve().parent / "vulkan_layer" / "show_llvmpipe.c"
 LAYER_NAME = "VK_LAYER_IREE_REGRESS_show_llvmpipe"
-HIDES_LLVMPIPE_BEFORE = Version("3.12.0")
-
-
-def needed(runtime_release: Version | None) -> bool:
-    return runtime_release is not None and runtime_release < HIDES_LLVMPIPE_BEFORE
 
 
 @functools.lru_cache(maxsize=None)
@@ -60,21 +55,31 @@ def build() -> tuple[Path | None, str]:
     return folder, ""
 
 
-def env_for(runtime_release: Version | None) -> tuple[tuple[str, str], ...]:
-    """Environment for a runtime's Vulkan calls (empty when it needs no layer or none
-    could be built)."""
-    if not needed(runtime_release):
+def _layer_env(folder: Path) -> tuple[tuple[str, str], ...]:
+    return (("VK_LAYER_PATH", str(folder)), ("VK_INSTANCE_LAYERS", LAYER_NAME))
+
+
+@functools.lru_cache(maxsize=None)
+def env_for(run_module: str) -> tuple[tuple[str, str], ...]:
+    """The environment under which this runtime sees a Vulkan device, asked of the runtime
+    itself (a tools dir has no release version to go by): nothing when it lists a device
+    as it is; the layer when it lists one only through it; else nothing (its vulkan items
+    stay compile-only, and why_hidden says why)."""
+    if targets.list_devices(run_module, "vulkan"):
         return ()
     folder, _ = build()
     if folder is None:
         return ()
-    return (("VK_LAYER_PATH", str(folder)), ("VK_INSTANCE_LAYERS", LAYER_NAME))
+    layer = _layer_env(folder)
+    return layer if targets.list_devices(run_module, "vulkan", layer) else ()
 
 
-def why_hidden(runtime_release: Version | None) -> str:
+def why_hidden(run_module: str) -> str:
     """For a compile-only vulkan item: why this runtime shows no device."""
-    if not needed(runtime_release):
+    if env_for(run_module) or targets.list_devices(run_module, "vulkan"):
         return ""
-    _, problem = build()
-    return (f"; IREE runtimes before {HIDES_LLVMPIPE_BEFORE} hide Mesa's llvmpipe device and the "
-            f"renaming layer is unavailable: {problem}") if problem else ""
+    folder, problem = build()
+    if folder is None:
+        return ("; this runtime lists no Vulkan device, and the layer that shows Mesa's llvmpipe "
+                f"to runtimes that hide it (IREE before 3.12) is unavailable: {problem}")
+    return "; this runtime lists no Vulkan device, with or without the layer that shows Mesa's llvmpipe"

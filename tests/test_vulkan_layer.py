@@ -4,19 +4,38 @@ source and checked against a real older runtime when one is installed under the 
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from packaging.version import Version
-
 from harness import vulkan_layer
 from harness.cache import cache_root
 
 
-def test_only_runtimes_that_hide_llvmpipe_get_the_layer():
-    assert vulkan_layer.needed(Version("3.11.0")) and vulkan_layer.needed(Version("2.9.0"))
-    assert not vulkan_layer.needed(Version("3.12.0")) and not vulkan_layer.needed(None)
-    assert vulkan_layer.env_for(Version("3.13.0")) == ()
+FAKE_RUNTIME = """#!{python}
+import os, sys
+# lists a device: always ("new"), only through the layer ("old"), or never ("none")
+mode = {mode!r}
+shown = mode == "new" or (mode == "old" and os.environ.get("VK_INSTANCE_LAYERS") == {layer!r})
+if sys.argv[1:] == ["--list_devices=vulkan"] and shown:
+    print("vulkan://00000000-1111-2222-3333-444444444444")
+"""
+
+
+@pytest.mark.harness
+@pytest.mark.parametrize("mode,layered", [("new", False), ("old", True), ("none", False)])
+def test_the_layer_is_chosen_by_asking_the_runtime_not_by_its_version(tmp_path, mode, layered):
+    """A tools dir has no release version: the layer is used exactly when the runtime
+    lists no Vulkan device without it and one with it."""
+    if vulkan_layer.build()[0] is None:
+        pytest.skip(f"the layer cannot be built here: {vulkan_layer.build()[1]}")
+    runtime = tmp_path / mode / "iree-run-module"
+    runtime.parent.mkdir()
+    runtime.write_text(FAKE_RUNTIME.format(python=sys.executable, mode=mode, layer=vulkan_layer.LAYER_NAME))
+    runtime.chmod(0o755)
+    env = dict(vulkan_layer.env_for(str(runtime)))
+    assert bool(env) == layered
+    assert (vulkan_layer.why_hidden(str(runtime)) != "") == (mode == "none")
 
 
 def _old_runtime() -> Path | None:
@@ -42,5 +61,5 @@ def test_the_layer_builds_and_an_old_runtime_lists_lavapipe_through_it():
     if runtime is None:
         pytest.skip("no IREE runtime before 3.12 installed under the cache (prove installs them)")
     assert "vulkan://" not in _listed(runtime, dict(os.environ))  # hidden without the layer
-    layer = dict(vulkan_layer.env_for(Version("3.5.0")))
+    layer = dict(vulkan_layer.env_for(str(runtime)))
     assert "vulkan://" in _listed(runtime, {**os.environ, **layer})
