@@ -18,9 +18,12 @@ import shlex
 import shutil
 from pathlib import Path
 
-from . import targets
+import numpy as np
+
+from . import paste, targets
 from .case import Case
-from .outcomes import PASS_OUTCOME
+from .outcomes import plain_words
+from .process import last_diagnostic, strip_paths
 from .reference import npy_files
 from .results import environment
 from .runner import ItemResult
@@ -54,31 +57,58 @@ def _run_sh(compile_args, run_args, header: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pasted_release_steps(case: Case, result: ItemResult, mlir: Path, flags: list[str], driver: str) -> str:
+    """ISSUE.md's steps for one release: what an empty folder needs to show this item
+    (paste.py), with PyTorch's values (or the case's reference) as the expected ones."""
+    release = str(release_of(result.compiler))
+    numeric = case.kind == "numeric" and result.target is not None
+    if not numeric or result.outcome.startswith(("import-", "compile-")):
+        expected = None  # a compile-time bug: compiling shows it
+    elif result.outcome.startswith("run-"):
+        expected = []  # it fails as it runs: iree-run-module's message shows it
+    else:
+        expected = [np.load(p) for p in npy_files(case.expected_dir)]
+    note = (f"{plain_words(result.outcome)} here" if result.failing_stage is not None
+            else "compiles" + ("" if result.compile_only else " and runs correctly") + " here")
+    return paste.steps(mlir.read_text(), [paste.PastedRelease(release, tuple(flags), note)], case.function,
+                       driver, [np.load(p) for p in npy_files(case.inputs_dir)], expected, case.atol, case.rtol,
+                       [paste.Indices(r.index, r.input, r.axis) for r in case.output_rules if r.mode == "indices"],
+                       expected_from="PyTorch" if case.torch_model else "the reference")
+
+
 def _issue_md(result: ItemResult, env: dict, steps: str, driver: str) -> str:
     case = result.case
     bad = result.failing_stage
     links = ", ".join(f"[{ref}]({url})" for ref, url in zip(case.threads, case.issue_urls())) or "none known"
+    where = f"{targets.BY_NAME[result.target].description} at {result.opt_level}"
     if bad is None and result.compile_only:
         run = next(s for s in result.stages if s.stage == "run")
-        what = (f"compiled; not run here ({run.detail}). This bundle is for running where the "
-                f"device is (`python run_bundle.py`); nothing has failed yet.")
+        what = (f"It compiles; it was not run here ({run.detail}). These steps run it where the "
+                "device is; nothing has failed yet.")
+    elif bad is None:
+        what = "It compiles and runs correctly: no failure."
+    elif bad.stage == "compare":
+        # compare.py says "vs <what it compared against>: <diagnosis>": the diagnosis
+        what = "Wrong numbers: " + (bad.detail.partition(": ")[2] if bad.detail.startswith("vs ") else bad.detail)
     else:
-        what = "no failure: the item passed" if bad is None else f"`{result.outcome}`: {bad.detail}"
+        what = f"{plain_words(result.outcome).capitalize()}: {strip_paths(last_diagnostic(bad.log or bad.detail))}"
     if bad is not None and bad.stage == "compare":
-        observed = bad.detail  # the numeric diagnosis
-        expected = "outputs equal to PyTorch eager within the case's tolerances"
+        observed = strip_paths(bad.detail)
+        expected = ("outputs equal to PyTorch eager's within the case's tolerances "
+                    f"(atol {case.atol:g}, rtol {case.rtol:g}); the steps carry PyTorch's values")
     elif bad is not None:
-        observed = (bad.log or bad.detail)[-3000:]
-        expected = f"the {bad.stage} step to succeed"
+        observed = strip_paths((bad.log or bad.detail)[-3000:])
+        expected = f"{_PLAIN_EXPECTED.get(bad.stage, 'it to work')}"
     else:
-        observed = "not run here" if result.compile_only else PASS_OUTCOME
-        expected = PASS_OUTCOME
+        observed = "not run here" if result.compile_only else "it passes"
+        expected = "it passes"
     devices = "; ".join(f"{d}: {i.get('name', '?')} ({i.get('driver_info', '')})"
                         for d, infos in env.get("device_info", {}).items() for i in infos) or "none"
     release = str(release_of(result.compiler))
     version = release if release == result.compiler else f"{release} ({result.compiler})"
-    outcome = "compile-only" if bad is None and result.compile_only else result.outcome
-    return f"""# {case.title}: {outcome} on {result.name} (IREE {version})
+    headline = "compiles; to be run on the device" if bad is None and result.compile_only else \
+        "passes" if bad is None else plain_words(result.outcome)
+    return f"""# {case.title}: {headline} ({where}, IREE {version})
 
 Related upstream: {links}. Found by the iree-regress case `{case.slug}`, item `{result.name}`.
 
@@ -88,11 +118,16 @@ Related upstream: {links}. Found by the iree-regress case `{case.slug}`, item `{
 
 ## Steps to reproduce
 
-Files: `input.mlir`, `inputs/*.npy`, `expected/*.npy` in this folder.
+Paste into an empty folder (Linux, python3): the steps make a venv holding IREE {release}'s
+compiler and runtime (a runtime of another release refuses or misreads the module), write
+the program and its inputs, compile, run, and compare.
 
 ```sh
 {steps}
 ```
+
+This folder also holds the same files (`input.mlir`, `inputs/`, `expected/`, `run.sh`,
+`run_bundle.py`) for `python run_bundle.py` on a machine with the device.
 
 ## Expected
 
@@ -111,6 +146,11 @@ Files: `input.mlir`, `inputs/*.npy`, `expected/*.npy` in this folder.
 - host CPU: {env.get('host_cpu')} ({env.get('machine')}); devices: {devices}; run device driver: `{driver}`
 - host Python packages: {', '.join(f'{k} {v}' for k, v in env.get('packages', {}).items() if v)}
 """
+
+
+_PLAIN_EXPECTED = {"import": "the program to import", "compile": "iree-compile to compile it",
+                   "configure": "each attention dispatch to keep its configuration",
+                   "run": "iree-run-module to run it", "ir": "the IR check to pass"}
 
 
 # What a bundle folder holds; an existing --out is replaced only when it holds nothing else.
@@ -156,7 +196,8 @@ def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
                     npy_files(case.expected_dir) if case.kind == "numeric" else [],
                     flags, driver, case.function, meta,
                     f"{case.slug}::{result.name}: {result.outcome} with IREE {result.compiler}")
-    (out / "ISSUE.md").write_text(_issue_md(result, env, steps, driver))
+    pasted = pasted_release_steps(case, result, mlir, flags, driver)
+    (out / "ISSUE.md").write_text(_issue_md(result, env, pasted, driver))
     return out
 
 

@@ -54,6 +54,26 @@ def shows_at_run_time(outcome: str) -> bool:
     return outcome.partition("-")[0] in RUNTIME_STAGES
 
 
+# An outcome as an issue says it to people (no harness words in titles and prose).
+_PLAIN_STAGE = {"import": "the import", "compile": "iree-compile", "configure": "the attention configuration",
+                "run": "iree-run-module", "reference": "the PyTorch reference", "ir": "the IR check"}
+_PLAIN_STATUS = {FAILED: "fails", CRASHED: "crashes", TIMED_OUT: "hangs", OUT_OF_MEMORY: "runs out of memory",
+                 GARBAGE: "writes a broken output"}
+
+
+def plain_words(outcome: str) -> str:
+    """'compile-crash' -> 'iree-compile crashes'; 'compare-fail' -> 'wrong numbers'."""
+    if outcome == WRONG_NUMBERS:
+        return "wrong numbers"
+    if outcome == PASS_OUTCOME:
+        return "passes"
+    try:
+        stage, status = parse_stage_outcome(outcome)
+    except ValueError:
+        return outcome
+    return f"{_PLAIN_STAGE[stage]} {_PLAIN_STATUS[status]}"
+
+
 # ------------------------------------------------------------------------ verdicts
 @dataclass(frozen=True)
 class VerdictCode:

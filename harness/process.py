@@ -349,3 +349,11 @@ def crash_message(stderr: str) -> str:
         if "Assertion `" in line or "LLVM ERROR:" in line:
             return line.strip()[:200]
     return ""
+
+
+_PATH = re.compile(r"(?:/[^\s:'\"()/]+)+/([^\s:'\"()/]+)")
+
+
+def strip_paths(text: str) -> str:
+    """Paths cut to their file names: what is kept or pasted names no machine's folders."""
+    return _PATH.sub(r"\1", text)

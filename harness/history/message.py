@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ..outcomes import WRONG_NUMBERS
+from ..process import strip_paths
 
 _DIFF = re.compile(r"output (\d+)(?: \(indices[^)]*\))?: (\d+)/(\d+) elements differ[^;]*; max abs err (\S+?)[,;]")
 
@@ -163,7 +164,6 @@ def _escape(text: str) -> str:
 
 # ------------------------------------------------------------ what the bug printed
 
-_PATH = re.compile(r"(?:/[^\s:'\"()/]+)+/([^\s:'\"()/]+)")
 _SAMPLE_LINE = 500  # characters kept of each line
 _DIFF_SEGMENT = re.compile(r"output \d+[^:]*: \d+/\d+ elements differ[^;]*; max abs err [^,;]+(?:, max rel err [^;]+)?")
 _DISPATCH = re.compile(r'sym_name = "[^"]*dispatch[^"]*"')
@@ -171,11 +171,6 @@ _DISPATCH = re.compile(r'sym_name = "[^"]*dispatch[^"]*"')
 # nothing of the bug.
 _GENERIC_ERRORS = ("failed to run translation of source executable", "failed to translate executables",
                    "failed to serialize executable")
-
-
-def strip_paths(text: str) -> str:
-    """Paths cut to their file names: what a case keeps names no machine's folders."""
-    return _PATH.sub(r"\1", text)
 
 
 def sample_of(text: str) -> str:

@@ -24,7 +24,8 @@ from ..outcomes import PASS_OUTCOME, PROBE_BAD, PROBE_GOOD, SKIP_OUTCOME
 
 # Release states beyond a probe's: items that disagree, and a release that measured nothing.
 NEITHER, UNKNOWN = "neither", "unknown"
-from .message import derive_match, sample_of, strip_paths
+from ..process import strip_paths
+from .message import derive_match, sample_of
 from .prove import ReleaseRun
 
 

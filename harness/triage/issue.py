@@ -20,9 +20,14 @@ import shlex
 import shutil
 from pathlib import Path
 
-from .. import targets
+import numpy as np
+
+from .. import paste, targets
 from ..bundle import lay_out
-from ..stages import compile_stage
+from ..outcomes import plain_words
+from ..reference import npy_files
+from ..stages import compile_stage, import_stage
+from ..toolchain import release_of
 from .oracle import observe
 from .program import size, write_inputs
 
@@ -41,24 +46,32 @@ def _size_line(t) -> str:
     if t.program is t.start:
         return f"{ops0} ops, {lines0} lines (not reduced: {t.reduction or 'see the triage log'})"
     ops1, lines1 = size(t.program.read_text())
+    if (ops1, lines1) == (ops0, lines0):
+        return f"{ops0} ops, {lines0} lines (the reduction removed nothing: {t.reduction})"
     return (f"{ops0} ops / {lines0} lines -> {ops1} ops / {lines1} lines "
             f"({100 * lines1 / max(lines0, 1):.0f}% of the lines, {t.reduction})")
 
 
+def _the_bug(t) -> str:
+    return " or ".join(plain_words(o) for o in t.bug.outcomes)
+
+
+def _releases(t) -> list[paste.PastedRelease]:
+    bad_v, good_v = _versions(t)
+    q = t.question
+    return [paste.PastedRelease(bad_v, q.bad.flags, f"has the bug ({_the_bug(t)})"),
+            paste.PastedRelease(good_v, q.good.flags, "does not")]
+
+
 def _write_files(t, out: Path) -> str:
-    """The bundle's files; returns the steps, as pasted in `out`."""
+    """The bundle's files; returns the steps, as pasted in an empty folder (paste.py)."""
     q, program = t.question, t.program
-    bad_version, _ = _versions(t)
-    install = (f"python3 -m pip install iree-base-compiler=={bad_version} "
-               f"iree-base-runtime=={bad_version}   # the bad release")
+    releases = _releases(t)
     if q.mode == "ir":
         shutil.copy(program, out / "input.mlir")
         shutil.copy(q.ir["checks"], out / "checks.mlir")
-        tool = q.ir["tool"]
-        return "\n".join([install, shlex.join([tool, "input.mlir", *q.ir["args"], "-o", "output.mlir"]),
-                          shlex.join(["python3", "-m", "filecheck", "checks.mlir",
-                                      f"--check-prefix={q.ir['prefix']}", "--input-file=output.mlir"])
-                          + "   # pip install filecheck"])
+        return paste.ir_steps(program.read_text(), Path(q.ir["checks"]).read_text(), releases,
+                              q.ir["tool"], q.ir["args"], q.ir["prefix"])
     _, vmfb = compile_stage(program, list(q.bad.flags), q.settings(q.bad))
     runs = q.mode == "differential" or t.bug.needs_device()
     inputs = [Path(p) for p in q.inputs] if runs else []
@@ -69,18 +82,46 @@ def _write_files(t, out: Path) -> str:
     meta = {"case": t.case.slug, "item": t.item.name, "target": t.item.target,
             "opt_level": t.item.opt_level, "atol": q.atol, "rtol": q.rtol, "output_rules": [],
             "outcome": t.bug.description, "issues": list(t.case.threads),
-            "expected_from": f"IREE {_versions(t)[1]} (the good release)"}
+            "expected_from": f"IREE {releases[1].version} (the good release)"}
     driver = targets.BY_NAME[t.item.target].driver
-    steps = lay_out(out, program, vmfb, inputs, expected, list(q.bad.flags), driver,
-                    q.function, meta, f"{t.case.slug}::{t.item.name}: triage, IREE {bad_version}")
-    return install + "\n" + steps
+    lay_out(out, program, vmfb, inputs, expected, list(q.bad.flags), driver,
+            q.function, meta, f"{t.case.slug}::{t.item.name}: triage, IREE {releases[0].version}")
+    arrays = [np.load(p) for p in inputs]
+    if q.mode == "differential":
+        return paste.steps(program.read_text(), releases, q.function, driver, arrays,
+                           [np.load(p) for p in expected], q.atol, q.rtol, expected_from=f"IREE {releases[1].version}")
+    return paste.steps(program.read_text(), releases, q.function, driver, arrays, [] if runs else None,
+                       q.atol, q.rtol)
+
+
+def _golden_steps(t) -> str:
+    """For wrong numbers: the case's own program on both releases against PyTorch's values
+    (the reduced program has no PyTorch reference; this shows the good release agrees)."""
+    case, q = t.case, t.question
+    if q.mode != "differential" or not npy_files(case.expected_dir):
+        return ""
+    releases = _releases(t)
+    texts = {}
+    for r, side in zip(releases, (q.bad, q.good)):
+        if case.torch_model is None:
+            texts[r.version] = case.mlir_for(release_of(side.toolchain.compiler_version)).read_text()
+        else:
+            _, mlir = import_stage(case, q.settings(side))
+            if mlir is None:
+                return ""
+            texts[r.version] = mlir.read_text()
+    return paste.steps(texts, releases, case.function, targets.BY_NAME[t.item.target].driver,
+                       [np.load(p) for p in npy_files(case.inputs_dir)],
+                       [np.load(p) for p in npy_files(case.expected_dir)], case.atol, case.rtol,
+                       [paste.Indices(r.index, r.input, r.axis) for r in case.output_rules if r.mode == "indices"],
+                       expected_from="PyTorch" if case.torch_model else "the reference")
 
 
 def _summary(t, bad_v: str, good_v: str) -> str:
     q = t.question
     what = {"differential": "computes different numbers than",
-            "outcome": f"fails ({t.bug.description}) where",
-            "ir": f"fails its IR check ({t.bug.description}) where"}[q.mode]
+            "outcome": f"fails ({_the_bug(t)}) where",
+            "ir": "fails its IR check where"}[q.mode]
     parts = [f"On IREE {bad_v}, `{t.case.slug}::{t.item.name}` {what} IREE {good_v} "
              f"({'passes' if q.good_outcome == 'pass' else 'gives ' + q.good_outcome})."]
     b = t.bisect
@@ -110,7 +151,7 @@ def write_issue(t, out: Path) -> None:
                                       + "\n".join(f"- {p}" for p in t.problems) + "\n")
         return
     bad_v, good_v = _versions(t)
-    steps = _write_files(t, out)
+    steps = _write_files(t, out)  # as pasted in an empty folder
     if t.crash_reproducer:
         shutil.copy(t.crash_reproducer, out / "crash-reproducer.mlir")
     ops0, lines0 = size(t.start.read_text())
@@ -136,7 +177,7 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
     q = t.question
     program_text = t.program.read_text()
     links = ", ".join(t.case.threads) or "none (found by iree-regress)"
-    lines = [f"# {t.case.title}: {' or '.join(t.bug.outcomes)} on IREE {bad_v}, not on {good_v}", "",
+    lines = [f"# {t.case.title}: {_the_bug(t)} with IREE {bad_v}, not {good_v}", "",
              _summary(t, bad_v, good_v), "",
              f"Related upstream: {links}. Triaged from the iree-regress case `{t.case.slug}`, "
              f"item `{t.item.name}` (`iree-regress triage {t.case.slug}::{t.item.name}`).", "",
@@ -154,18 +195,32 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
               else f"`input.mlir`: {_size_line(t)}; it is {t.start_note}.", ""]
     if len(program_text.splitlines()) <= INLINE_LINES:
         lines += ["```mlir", program_text.rstrip(), "```", ""]
-    lines += ["## Steps to reproduce (in this folder)", "", "```sh", steps, "```", "",
-              "## Observed and expected", ""]
+    golden = _golden_steps(t)
+    if golden:
+        reference = "PyTorch" if t.case.torch_model else "the reference"
+        lines += [f"## Steps to reproduce: the whole program against {reference}", "",
+                  f"Paste into an empty folder (Linux, python3): each release gets a venv with its own "
+                  f"compiler and runtime; the case's program runs on both and is compared with "
+                  f"{reference}'s values.", "",
+                  "```sh", golden, "```", ""]
+    lines += [f"## Steps to reproduce{': the reduced program' if golden else ''}", "",
+              "Paste into an empty folder (Linux, python3); each release gets a venv with its own "
+              "compiler and runtime (a runtime of another release refuses or misreads a module)."
+              + (f" No reference exists for the reduced program: its expected values are "
+                 f"IREE {good_v}'s, which agree with the reference on the whole program above." if golden else ""), "",
+              "```sh", steps, "```", "", "## Observed and expected", ""]
     if q.mode == "differential":
         lines.append(f"Observed on {bad_v}: outputs that differ from {good_v}'s on the same inputs "
                      f"({t.inputs_note}): {(t.reduced_check or (0, t.start_check))[1][:400]}")
-        lines.append(f"Expected: the outputs of {good_v} (in `expected/`), within atol {q.atol:g}, rtol {q.rtol:g}.")
+        lines.append((f"Expected: {'PyTorch' if t.case.torch_model else 'the reference'}'s values for the whole "
+                      f"program (the first steps), which {good_v} gives; for the reduced program, " if golden else
+                      "Expected: ") + f"the outputs of {good_v}, within atol {q.atol:g}, rtol {q.rtol:g}.")
     else:
         lines.append(f"Observed on {bad_v}: {(t.reduced_check or (0, t.start_check))[1][:600]}")
         runs = t.bug.needs_device() or q.mode == "ir"
         done = "the check passes" if q.mode == "ir" else "it compiles and runs" if runs else "it compiles"
         lines.append(f"Expected: as on {good_v}, {done}." if q.good_outcome == "pass"
-                     else f"Expected: not this bug; {good_v} gives {q.good_outcome} (another failure) here.")
+                     else f"Expected: not this bug; {good_v} {plain_words(q.good_outcome)} (another failure) here.")
     lines += ["", "## Where in the compiler", ""]
     if t.phase is not None:
         lines.append(f"First compilation phase whose output differs (`--dump-compilation-phases-to`, "

@@ -1,0 +1,122 @@
+"""ISSUE.md's steps run as pasted: in an empty folder, with only a release's packages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.paste import Indices, PastedRelease, steps
+
+FAKE_COMPILE = """#!/bin/sh
+# a fake iree-compile: fails on a program holding "BUG", else writes a module
+grep -q BUG "$1" && { echo "$1:1:1: error: failed to bufferize op" >&2; exit 1; }
+for a; do case "$prev" in -o) echo module > "$a";; esac; prev="$a"; done
+"""
+FAKE_RUN = """#!{python}
+# a fake iree-run-module: output 0 = input 0 + OFFSET
+import sys, numpy as np
+args = dict(a[2:].split("=", 1) for a in sys.argv[1:])
+x = np.load([a for a in sys.argv if a.startswith("--input=@")][0][9:])
+np.save([a for a in sys.argv if a.startswith("--output=@")][0][10:], x + {offset})
+"""
+
+
+def _venv(folder: Path, version: str, offset: float) -> None:
+    """What `pip install iree-base-compiler==V iree-base-runtime==V numpy` leaves, faked."""
+    bin_ = folder / f"iree-{version}" / "bin"
+    bin_.mkdir(parents=True)
+    for name, text in (("iree-compile", FAKE_COMPILE), ("iree-run-module", FAKE_RUN.format(python=sys.executable, offset=offset))):
+        (bin_ / name).write_text(text)
+        (bin_ / name).chmod(0o755)
+    (bin_ / "python").symlink_to(sys.executable)
+
+
+pytestmark = pytest.mark.harness
+
+
+def test_the_steps_carry_exact_arrays_each_release_and_compare_per_release(tmp_path):
+    small = np.array([[1.5, -0.25], [3.0, 1e-7]], np.float32)
+    odd = np.array([np.inf, -np.inf, np.nan, -0.0], np.float32)  # not writable as literals
+    large = np.random.default_rng(0).standard_normal((20, 20)).astype(np.float32)  # > inline size
+    _venv(tmp_path, "3.4.0", offset=1.0)  # wrong numbers
+    _venv(tmp_path, "3.5.0", offset=0.0)
+    text = steps("func.func @main() { return }", [PastedRelease("3.4.0", ("--old-spelling",), "has the bug"),
+                                                  PastedRelease("3.5.0", ("--new-spelling",), "does not")],
+                 "main", "local-task", [small, large, odd], [small], 1e-6, 1e-6)
+    assert "--old-spelling" in text.split("# IREE 3.5.0")[0] and "--new-spelling" in text.split("# IREE 3.5.0")[1]
+    out = subprocess.run(["bash", "-c", text], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "IREE 3.4.0: output 0: 4/4 elements differ from PyTorch's" in out.stdout, out.stdout + out.stderr
+    assert "IREE 3.5.0: output 0: 0/4 elements differ from PyTorch's" in out.stdout
+    np.testing.assert_array_equal(np.load(tmp_path / "input0.npy"), small)  # written exactly,
+    np.testing.assert_array_equal(np.load(tmp_path / "input1.npy"), large)  # inline or base64
+    np.testing.assert_array_equal(np.load(tmp_path / "input2.npy"), odd)
+
+
+def test_a_compile_error_does_not_stop_the_next_release(tmp_path):
+    _venv(tmp_path, "3.4.0", 0.0)
+    _venv(tmp_path, "3.5.0", 0.0)
+    text = steps({"3.4.0": "// BUG", "3.5.0": "// fixed spelling"},
+                 [PastedRelease("3.4.0", (), "has the bug"), PastedRelease("3.5.0", (), "does not")],
+                 "main", "local-task", [], None, 0, 0)
+    assert "cat > input-3.4.0.mlir" in text and "cat > input-3.5.0.mlir" in text  # per-release spelling
+    out = subprocess.run(["bash", "-c", text], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert "IREE 3.4.0: iree-compile failed (exit 1)" in out.stdout and "failed to bufferize" in out.stderr
+    assert (tmp_path / "module-3.5.0.vmfb").is_file() and not (tmp_path / "module-3.4.0.vmfb").exists()
+
+
+def test_indices_are_compared_by_the_values_they_select(tmp_path):
+    values = np.array([[5.0, 5.0, 1.0]], np.float32)  # a tie: index 0 or 1 both select 5
+    _venv(tmp_path, "3.5.0", offset=1.0)  # returns index + 1: [[1]] selects 5 too
+    text = steps("", [PastedRelease("3.5.0", (), "")], "main", "local-task",
+                 [np.array([[0]], np.int64), values], [np.array([[0]], np.int64)], 0, 0,
+                 indices=[Indices(output=0, input=1, axis=-1)])
+    out = subprocess.run(["bash", "-c", text], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert "IREE 3.5.0: output 0: 0/1 elements differ" in out.stdout, out.stdout + out.stderr
+
+
+def _sh_block(issue: str) -> str:
+    after = issue.split("## Steps to reproduce", 1)[1]
+    return after.split("```sh\n", 1)[1].split("\n```", 1)[0]
+
+
+def _release_venv(folder: Path, toolchain) -> None:
+    """A venv holding exactly one release's compiler and runtime (and numpy), as the steps'
+    `pip install` leaves it: the release's own tools from the cache."""
+    bin_ = folder / f"iree-{toolchain.release}" / "bin"
+    bin_.mkdir(parents=True)
+    for name, tool in (("iree-compile", toolchain.compile), ("iree-run-module", toolchain.run_module)):
+        (bin_ / name).symlink_to(tool)
+    (bin_ / "python").symlink_to(sys.executable)
+
+
+@pytest.mark.parametrize("ref,release,shows", [
+    # wrong numbers: the fold's window (3.4.0-3.5.0)
+    ("rank-reducing-store-collapse::cpu-O3", "3.5.0", "IREE 3.5.0: output 0: 19/320 elements differ"),
+    # a compile error: the dynamic concat of #21058 on 3.5.0
+    ("concat-emplaced-results-swapped::cpu-O1", "3.5.0", "IREE 3.5.0: iree-compile failed (exit 1)"),
+    # a compiler crash: BubbleUpExpandShapes on 3.6.0
+    ("scatter-bubble-expand-two-dynamic-dims::cpu-O0", "3.6.0", "IREE 3.6.0: iree-compile failed (exit 139)"),
+])
+def test_a_repro_issue_runs_as_pasted_in_an_empty_folder(tmp_path, monkeypatch, ref, release, shows):
+    """`iree-regress repro` on a release with the bug; its ISSUE.md's steps, pasted into an
+    empty folder where only that release's packages are installed, show the bug."""
+    from harness.cli import main as cli_main
+    from harness.history.releases import ReleaseSource, ReleaseUnavailable, ensure
+
+    try:
+        toolchain = ensure(release, ReleaseSource(), log=lambda *a: None)
+    except ReleaseUnavailable as e:
+        pytest.skip(f"IREE {release} cannot be installed here: {e}")
+    bundle = tmp_path / "bundle"
+    assert cli_main(["repro", ref, "--release", release, "--out", str(bundle)]) == 0
+    issue = (bundle / "ISSUE.md").read_text()
+    assert "-fail" not in issue.split("\n", 1)[0] and "-crash" not in issue.split("\n", 1)[0]  # plain title
+    empty = tmp_path / "maintainer"
+    empty.mkdir()
+    _release_venv(empty, toolchain)
+    out = subprocess.run(["bash", "-c", _sh_block(issue)], cwd=empty, capture_output=True, text=True, timeout=600)
+    assert shows in out.stdout, out.stdout + out.stderr[-2000:]
