@@ -7,7 +7,7 @@ dispatch-creation, flow, stream, executable-sources, executable-configurations,
 executable-targets, hal, vm), in every release checked (2.9.0-3.13.0). Given the dumps of
 a good and a bad release for one input, `first_difference` names the first phase whose
 output differs once what does not matter is stripped (locations, SSA names, the host
-CPU's feature list), with a short diff.
+CPU's feature list, the executable target's attributes and alias names), with a short diff.
 """
 
 from __future__ import annotations
@@ -60,15 +60,40 @@ def phases(folder: Path) -> list[tuple[int, str, Path]]:
     return sorted(found)
 
 
+# What differs between releases but is not the program: the executable target's
+# attributes (their keys and values change with the release: an `iree.encoding.resolver`,
+# a `max_stack_allocation_size`), and the names of the aliases that hold them.
+_TARGET_ATTRIBUTES = ("#hal.executable.target<", "#hal.device.target<")
+_TARGET_ALIAS = re.compile(r"#(executable_target|device_target)_[\w$.-]*")
+
+
+def _strip_balanced(text: str, opener: str) -> str:
+    """`opener...>` with what its brackets hold replaced by '...'."""
+    out, at = [], 0
+    while (start := text.find(opener, at)) >= 0:
+        depth, i = 1, start + len(opener)
+        while i < len(text) and depth:
+            depth += {"<": 1, ">": -1}.get(text[i], 0)
+            i += 1
+        out.append(text[at:start] + opener + "...>")
+        at = i
+    return "".join(out) + text[at:]
+
+
 def normalise(text: str) -> list[str]:
+    for opener in _TARGET_ATTRIBUTES:
+        text = _strip_balanced(text, opener)
+    text = _TARGET_ALIAS.sub(r"#\1", text)
     for pattern, replacement in _NOISE:
         text = pattern.sub(replacement, text)
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def differences(good: Path, bad: Path, context: int = 2, max_lines: int = 40):
+def differences(good: Path, bad: Path, context: int = 2, max_lines: int = 40,
+                labels: tuple[str, str] = ("good", "bad")):
     """Each phase whose output differs, in compilation order; last, a phase only one
-    release dumped (the bad one stopped before it, or dumped a phase the good one lacks)."""
+    release dumped (the bad one stopped before it, or dumped a phase the good one lacks).
+    `labels` name the releases in the diffs."""
     good_phases = {name: (order, path) for order, name, path in phases(good)}
     bad_names = set()
     for order, name, bad_path in phases(bad):
@@ -78,7 +103,8 @@ def differences(good: Path, bad: Path, context: int = 2, max_lines: int = 40):
             return
         a, b = normalise(good_phases[name][1].read_text()), normalise(bad_path.read_text())
         if a != b:
-            diff = difflib.unified_diff(a, b, f"good/{name}", f"bad/{name}", n=context, lineterm="")
+            diff = difflib.unified_diff(a, b, f"{labels[0]}: {name}", f"{labels[1]}: {name}", n=context,
+                                        lineterm="")
             yield PhaseDiff(name, order, tuple(diff)[:max_lines])
     later = [n for _, n, _ in phases(good) if n not in bad_names]
     if later:

@@ -48,6 +48,37 @@ def test_the_culprit_is_the_first_pass_whose_module_the_good_release_never_made(
         == "iree-global-opt-propagate-linalg-transpose"
 
 
+TARGET_38 = ('#executable_target_embedded_elf_x86_64_ = #hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", '
+             '{cpu = "znver4", native_vector_size = 64 : i64}>\n')
+TARGET_39 = ('#executable_target_embedded_elf_x86_64 = #hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", '
+             '{cpu = "znver4", iree.encoding.resolver = #iree_cpu.cpu_encoding_layout<>, '
+             'max_stack_allocation_size = 32768 : i64, native_vector_size = 64 : i64}>\n')
+
+
+def test_target_attribute_noise_does_not_move_the_named_pass():
+    """Releases whose executable target attributes differ (an extra resolver key, another
+    alias name) agree on every module until the pass that really differs; one pass only
+    the bad release runs is listed as a suspect, and the diff says which release is which."""
+    variant = "hal.executable.variant public @x target({alias}) {{ {body} }}"
+    good = dump(("FormDispatchRegionsPass", "iree-dispatch-creation-form-dispatch-regions",
+                 TARGET_38 + variant.format(alias="#executable_target_embedded_elf_x86_64_", body="regions")),
+                ("FuseFooPass", "iree-fuse-foo",
+                 TARGET_38 + variant.format(alias="#executable_target_embedded_elf_x86_64_", body="fused right")))
+    bad = dump(("FormDispatchRegionsPass", "iree-dispatch-creation-form-dispatch-regions",
+                TARGET_39 + variant.format(alias="#executable_target_embedded_elf_x86_64", body="regions")),
+               ("CollapseDimensionsPass", "iree-dispatch-creation-collapse-dimensions",
+                TARGET_39 + variant.format(alias="#executable_target_embedded_elf_x86_64", body="collapsed")),
+               ("FuseFooPass", "iree-fuse-foo",
+                TARGET_39 + variant.format(alias="#executable_target_embedded_elf_x86_64", body="fused wrong")))
+    found = passes.first_changed_pass(TARGET_38 + START, good, TARGET_39 + START, bad,
+                                      labels=("IREE 3.8.0", "IREE 3.9.0"))
+    assert found.argument == "iree-dispatch-creation-collapse-dimensions", found
+    assert found.only_bad == ("iree-dispatch-creation-collapse-dimensions",) and found.only_good == ()
+    assert found.good_instead == "iree-fuse-foo"  # what the good release made of the same module
+    assert found.diff[0].startswith("--- IREE 3.8.0 after iree-fuse-foo")
+    assert found.diff[1].startswith("+++ IREE 3.9.0 after iree-dispatch-creation-collapse-dimensions")
+
+
 def test_the_failing_pass_of_a_local_reproducer():
     pipeline = "builtin.module(hal.executable(hal.executable.variant(builtin.module(func.func(" \
                "iree-llvmcpu-check-ir-before-llvm-conversion{fail-on-out-of-bounds=true})))))"
@@ -233,3 +264,15 @@ def test_the_oracle_wants_the_bug_on_the_bad_release_and_the_start_behaviour_on_
         assert oracle.interesting(q, tmp_path / "x.mlir")[0] is wanted, outcomes
     said.update({"3.2.0": ("fail", "error: boom"), "3.1.0": ("fail", "error: parse")})
     assert oracle.interesting(q.with_good_outcome("compile-fail"), tmp_path / "x.mlir")[0] is True
+
+
+def test_a_window_with_an_onset_and_a_fix_triages_the_one_asked_for():
+    from types import SimpleNamespace
+
+    from harness.case import History, Window
+    from harness.triage.flow import default_ends
+
+    case = SimpleNamespace(history=History("fixed", (Window("3.3.0", "3.4.0", "3.2.0", "3.6.0"),)))
+    assert default_ends(case, []) == [("3.2.0", "3.4.0", "broken"), ("3.6.0", "3.3.0", "fixed")]
+    assert default_ends(case, [], "fixed") == [("3.6.0", "3.3.0", "fixed")]
+    assert default_ends(case, [], "broken") == [("3.2.0", "3.4.0", "broken")]

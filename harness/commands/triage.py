@@ -15,6 +15,11 @@ def add_parsers(sub) -> dict:
     tr.add_argument("--good", default=None, help="a release without the bug (default: the case's window)")
     tr.add_argument("--bad", default=None, help="a release with the bug (default: the case's window)")
     bug_options(tr)
+    end = tr.add_mutually_exclusive_group()
+    end.add_argument("--onset", dest="which", action="store_const", const="broken",
+                     help="triage the window's onset (where the bug came; the default)")
+    end.add_argument("--fix", dest="which", action="store_const", const="fixed",
+                     help="triage the window's fix (where it went) instead")
     tr.add_argument("--no-reduce", action="store_true", help="skip iree-reduce")
     tr.add_argument("--force", action="store_true",
                     help="replace --out even when it holds files a triage does not write")
@@ -37,7 +42,7 @@ def cmd_triage(args) -> int:
     except ValueError as e:
         raise SystemExit(f"iree-regress: {e}") from None
     t = triage(case, item, bug_of(case, args), out, source_of(args), args.good, args.bad,
-               reduce=not args.no_reduce)
+               reduce=not args.no_reduce, which=args.which)
     print(f"triage: {out / 'ISSUE.md'} ({t.seconds.get('total', 0):.0f} s: "
           + ", ".join(f"{k} {v:.0f} s" for k, v in t.seconds.items() if k != "total") + ")")
     for problem in t.problems:

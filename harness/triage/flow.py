@@ -91,9 +91,10 @@ def _timed(t: Triage, step: str):
 
 # ------------------------------------------------------------------------------ when
 
-def default_ends(case: Case, available: list[str]) -> list[tuple[str, str, str]]:
+def default_ends(case: Case, available: list[str], which: str | None = None) -> list[tuple[str, str, str]]:
     """(good, bad, direction) to try, from the case's newest window: the onset first
-    (last good .. last bad), then the fix (first good back to first bad)."""
+    (last good .. last bad), then the fix (first good back to first bad); `which`
+    ("broken" / "fixed") asks for one of them only."""
     if not case.history.windows:
         return []
     w = case.history.windows[-1]
@@ -102,15 +103,19 @@ def default_ends(case: Case, available: list[str]) -> list[tuple[str, str, str]]
         ends.append((w.last_good, w.last_bad or available[-1], "broken"))
     if w.first_good:
         ends.append((w.first_good, w.first_bad, "fixed"))
-    return ends
+    return [e for e in ends if which in (None, e[2])]
 
 
-def when(t: Triage, source, good: str | None, bad: str | None) -> bool:
+def when(t: Triage, source, good: str | None, bad: str | None, which: str | None = None) -> bool:
     available = releases.available(source)
     if good and bad:
         tries = [(good, bad, "fixed" if available.index(good) > available.index(bad) else "broken")]
     else:
-        tries = default_ends(t.case, available)
+        tries = default_ends(t.case, available, which)
+        both = default_ends(t.case, available)
+        if len(both) == 2 and which is None:
+            t.say("when: the window has an onset and a fix; the onset is triaged first "
+                  "(--fix for the fix, --onset for the onset only)")
         if not tries:
             w = t.case.history.windows[-1] if t.case.history.windows else None
             if w is not None and w.hidden_before:
@@ -313,7 +318,8 @@ def where(t: Triage, work: Path) -> None:
     # The first phase that differs may differ by noise (a renamed dispatch): the culprit is
     # the first one whose output carries the bug across releases.
     confirmed = False
-    for diff in differences(dumps["good"], dumps["bad"]):
+    for diff in differences(dumps["good"], dumps["bad"],
+                            labels=(f"IREE {t.good.compiler_version}", f"IREE {t.bad.compiler_version}")):
         t.phase = diff
         t.say(f"where: phase {diff.phase} differs"
               f"{' (' + diff.missing + ')' if diff.missing else ''}")
@@ -374,6 +380,9 @@ def _pass_in_phase(t: Triage, dumps: dict[str, Path], work: Path) -> None:
     t.say(f"where: within {phase}, the pass after the last module both releases held: "
           f"{t.pass_diff.argument or '(none)'}"
           f"{' (the good release ran ' + t.pass_diff.good_instead + ' there)' if t.pass_diff.good_instead else ''}")
+    if t.pass_diff.only_bad or t.pass_diff.only_good:
+        t.say(f"where: passes that changed the module in one release's {phase} only: "
+              f"bad {', '.join(t.pass_diff.only_bad) or '-'}; good {', '.join(t.pass_diff.only_good) or '-'}")
 
 
 def _pass_diff(t: Triage, work: Path, runs: dict[str, tuple[Path, Path, list[str]]]) -> passes.PassDiff:
@@ -386,13 +395,16 @@ def _pass_diff(t: Triage, work: Path, runs: dict[str, tuple[Path, Path, list[str
         if not proc.ok and name == "good":
             t.problems.append(f"the good release's pass dump ended {proc.status()}: the pass named may be wrong")
         texts[name], starts[name] = out.read_text(errors="replace"), start.read_text()
-    return passes.first_changed_pass(starts["good"], texts["good"], starts["bad"], texts["bad"])
+    return passes.first_changed_pass(starts["good"], texts["good"], starts["bad"], texts["bad"],
+                                     labels=(f"IREE {t.good.compiler_version}", f"IREE {t.bad.compiler_version}"))
 
 
 # ---------------------------------------------------------------------------- triage
 
 def triage(case: Case, item: ItemId, bug: Bug, out: Path, source, good: str | None = None,
-           bad: str | None = None, reduce: bool = True) -> Triage:
+           bad: str | None = None, reduce: bool = True, which: str | None = None) -> Triage:
+    """which: "broken" (the onset) or "fixed" (the fix) of the case's window; None: the
+    onset, else the fix."""
     from .issue import write_issue
 
     t = Triage(case, item, bug)
@@ -400,7 +412,7 @@ def triage(case: Case, item: ItemId, bug: Bug, out: Path, source, good: str | No
     work.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     with _timed(t, "when"):
-        found = when(t, source, good, bad)
+        found = when(t, source, good, bad, which)
     if found:
         with _timed(t, "question"):
             starts = frame_question(t, work)

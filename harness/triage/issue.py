@@ -234,6 +234,11 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
             if t.pass_diff.good_instead else ""
         lines += ["", f"The pass after which the bad release never again holds a module the good release produced "
                       f"(`--mlir-print-ir-after-change`): **{t.pass_diff.argument or 'none'}**{instead}."]
+        if t.pass_diff.only_bad or t.pass_diff.only_good:
+            lines += ["", "Passes that changed the module in one release's pipeline only (the first suspects "
+                          "when the named pass did the same in both):"]
+            lines += [f"- only IREE {v}: {', '.join(f'`{a}`' for a in names)}"
+                      for v, names in ((bad_v, t.pass_diff.only_bad), (good_v, t.pass_diff.only_good)) if names]
         if t.pass_diff.diff and (t.phase is None or t.pass_diff.diff[2:] != t.phase.diff[2:]):
             lines += ["", "```diff", *t.pass_diff.diff, "```"]
     if t.failing_pass:

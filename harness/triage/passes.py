@@ -44,7 +44,11 @@ class PassDiff:
     argument: str  # "" when the bad release produced nothing the good one did not
     name: str = ""
     good_instead: str = ""  # what the good release ran from the same module, if anything
-    diff: tuple[str, ...] = ()
+    diff: tuple[str, ...] = ()  # labelled with the release (and pass) each side comes from
+    # Passes that changed the module in one release's pipeline only: the first suspects
+    # when the named pass itself did the same thing in both (a pass one release lacks).
+    only_bad: tuple[str, ...] = ()
+    only_good: tuple[str, ...] = ()
 
 
 def states(dump: str) -> list[PassState]:
@@ -58,26 +62,34 @@ def states(dump: str) -> list[PassState]:
 
 
 def first_changed_pass(good_start: str, good_dump: str, bad_start: str, bad_dump: str,
-                       context: int = 2, max_lines: int = 40) -> PassDiff:
+                       context: int = 2, max_lines: int = 40,
+                       labels: tuple[str, str] = ("the good release", "the bad release")) -> PassDiff:
     """The pass after which the bad release never again holds a module the good release
     produced, from each release's module before the phase and its pass-by-pass dump. A
     pass that changes the module in a way a later pass undoes (a different canonical
-    form) is not the culprit: the last point of agreement decides."""
+    form) is not the culprit: the last point of agreement decides. `labels` name the
+    releases in the diff."""
     good = [PassState("", "(start)", tuple(normalise(good_start)))] + states(good_dump)
     seen = {s.ir: i for i, s in enumerate(good)}  # module -> its last position in good
     bad = [PassState("", "(start)", tuple(normalise(bad_start)))] + states(bad_dump)
+    changed = ({s.argument for s in good[1:]}, {s.argument for s in bad[1:]})
+    only = dict(only_good=tuple(sorted(changed[0] - changed[1])), only_bad=tuple(sorted(changed[1] - changed[0])))
     agreed = max((i for i, s in enumerate(bad) if s.ir in seen), default=None)
     if agreed is None:  # never agreed, not even before the phase: the first pass that changed
         agreed = 0 if len(bad) > 1 else None
     if agreed is None or agreed + 1 >= len(bad):
-        return PassDiff("")
+        return PassDiff("", **only)
     culprit, previous = bad[agreed + 1], bad[agreed].ir
     at = seen.get(previous)
     after = good[at + 1] if at is not None and at + 1 < len(good) else None
-    reference = after.ir if after else previous
-    diff = difflib.unified_diff(list(reference), list(culprit.ir), "good", "bad", n=context, lineterm="")
+    # Against what the good release made of the same module; failing that, against the
+    # bad release's own module before the culprit (and say so: it is not the good one's).
+    reference, reference_label = ((after.ir, f"{labels[0]} after {after.argument}") if after else
+                                  (previous, f"{labels[1]} before {culprit.argument}"))
+    diff = difflib.unified_diff(list(reference), list(culprit.ir), reference_label,
+                                f"{labels[1]} after {culprit.argument}", n=context, lineterm="")
     return PassDiff(culprit.argument, culprit.name, after.argument if after else "",
-                    tuple(diff)[:max_lines])
+                    tuple(diff)[:max_lines], **only)
 
 
 def print_changes(tool: Path, start: Path, args: list[str], out: Path,
