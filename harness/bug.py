@@ -23,9 +23,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from packaging.version import InvalidVersion, Version
+
 from .case import Case
 from .outcomes import (PASS_OUTCOME, PROBE_BAD, PROBE_GOOD, PROBE_UNDECIDED, parse_stage_outcome,
                        shows_at_run_time)
+from .toolchain import release_of
 
 
 class BugUndefined(ValueError):
@@ -42,15 +45,38 @@ class State:
 
 
 @dataclass(frozen=True)
+class Definition:
+    """What the bug is on the releases of one window (from just after its last_good up to
+    just before its first_good): the outcomes and the message."""
+    outcomes: tuple[str, ...]
+    match: re.Pattern | None
+    after: Version | None = None   # last_good (exclusive); None: from the oldest release
+    before: Version | None = None  # first_good (exclusive); None: to the newest
+
+    def covers(self, release: Version) -> bool:
+        return (self.after is None or release > self.after) and (self.before is None or release < self.before)
+
+    @property
+    def description(self) -> str:
+        text = " or ".join(self.outcomes)
+        return text + (f" matching /{self.match.pattern}/" if self.match else "")
+
+
+@dataclass(frozen=True)
 class Bug:
     outcomes: tuple[str, ...]
     match: re.Pattern | None
     items: tuple[str, ...]  # item names it shows on; () = any item
+    # A case whose windows show different failures (wrong numbers, fixed; later a compile
+    # error) keeps each precise: a result is judged by the window its release falls in,
+    # else by outcomes/match above (what the windows share).
+    windows: tuple[Definition, ...] = ()
 
     @classmethod
     def of(cls, case: Case, outcomes: tuple[str, ...] | None = None,
            match: re.Pattern | str | None = None) -> "Bug":
-        """The case's bug, with command-line overrides."""
+        """The case's bug, with command-line overrides (which replace every window's)."""
+        overridden = bool(outcomes) or match is not None
         outcomes = tuple(outcomes) if outcomes else case.history.bad_outcomes
         if not outcomes:
             raise BugUndefined(f"{case.slug} records no bug outcome ([history].bad_outcome); "
@@ -59,39 +85,76 @@ class Bug:
             parse_stage_outcome(o)  # ValueError names a misspelt outcome
         if isinstance(match, str):
             match = re.compile(match)
-        return cls(outcomes, match if match is not None else case.history.bad_match,
-                   case.history.bad_items)
+        match = match if match is not None else case.history.bad_match
+        windows = () if overridden else tuple(
+            Definition(w.bad_outcomes or outcomes, w.bad_match or match,
+                       Version(w.last_good) if w.last_good else None,
+                       Version(w.first_good) if w.first_good else None)
+            for w in case.history.windows if w.bad_outcomes or w.bad_match)
+        return cls(outcomes, match, case.history.bad_items, windows)
+
+    def definition(self, release: Version | None) -> Definition:
+        """The bug as it is on `release` (None: unknown, the shared definition)."""
+        if release is not None:
+            for d in self.windows:
+                if d.covers(release):
+                    return d
+        return Definition(self.outcomes, self.match)
+
+    def at(self, release: Version | None) -> "Bug":
+        """The bug as one release has it (its window's definition alone): what triage asks
+        candidates once it knows the bad release."""
+        d = self.definition(release)
+        return Bug(d.outcomes, d.match, self.items)
+
+    def definitions(self) -> tuple[Definition, ...]:
+        return self.windows or (Definition(self.outcomes, self.match),)
+
+    @property
+    def all_outcomes(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(o for d in self.definitions() for o in d.outcomes))
 
     @property
     def description(self) -> str:
-        text = " or ".join(self.outcomes)
-        return text + (f" matching /{self.match.pattern}/" if self.match else "")
+        return "; ".join(dict.fromkeys(d.description for d in self.definitions()))
 
     def needs_device(self) -> bool:
         """Whether the bug shows only where the item runs (wrong numbers, run failures)."""
-        return any(shows_at_run_time(o) for o in self.outcomes)
+        return any(shows_at_run_time(o) for o in self.all_outcomes)
 
     def state(self, result) -> State:
-        """result: an ItemResult (outcome, compile_only, failure_text())."""
+        """result: an ItemResult or ItemRecord (outcome, compile_only, failure_text(), compiler)."""
+        d = self.definition(_release(getattr(result, "compiler", "")))
         outcome = result.outcome
         if outcome == PASS_OUTCOME:
-            if result.compile_only and self.needs_device():
+            if result.compile_only and any(shows_at_run_time(o) for o in d.outcomes):
                 return State(PROBE_UNDECIDED, "compile-only here: the bug shows at run time")
             return State(PROBE_GOOD)
-        if outcome in self.outcomes:
-            if self.match is None or self.match.search(result.failure_text()):
+        if outcome in d.outcomes:
+            if d.match is None or d.match.search(result.failure_text()):
                 return State(PROBE_BAD)
-            return State(PROBE_UNDECIDED, f"{outcome}, but not the bug's message /{self.match.pattern}/")
+            return State(PROBE_UNDECIDED, f"{outcome}, but not the bug's message /{d.match.pattern}/")
         return State(PROBE_UNDECIDED, f"unrelated outcome {outcome}")
 
     def expected_by(self, outcome: str, match: re.Pattern | None, texts=()) -> bool:
-        """Whether an expectation of `outcome` matching `match` is about this bug: its
-        outcome is the bug's, and its message is the bug's (the same regex, one naming the
-        other's text, one that finds what the bug printed in `texts`), or either has none."""
-        if outcome not in self.outcomes:
-            return False
-        if match is None or self.match is None:
-            return True
-        mine = self.match
-        return (match.pattern == mine.pattern or bool(match.search(mine.pattern))
-                or bool(mine.search(match.pattern)) or any(match.search(t) for t in texts))
+        """Whether an expectation of `outcome` matching `match` is about this bug (any of
+        its windows): its outcome is the bug's, and its message is the bug's (the same
+        regex, one naming the other's text, one that finds what the bug printed in
+        `texts`), or either has none."""
+        for d in self.definitions():
+            if outcome not in d.outcomes:
+                continue
+            if match is None or d.match is None:
+                return True
+            mine = d.match
+            if (match.pattern == mine.pattern or match.search(mine.pattern) or mine.search(match.pattern)
+                    or any(match.search(t) for t in texts)):
+                return True
+        return False
+
+
+def _release(compiler: str) -> Version | None:
+    try:
+        return release_of(compiler) if compiler else None
+    except InvalidVersion:
+        return None

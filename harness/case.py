@@ -124,6 +124,10 @@ class Window:
     hidden_before: str | None = None
     hidden_by: str = ""
     sample: Sample | None = None  # the bug as it showed on first_bad
+    # This window's own definition of the bug, when the windows show different failures
+    # (empty / None: [history]'s, what they share).
+    bad_outcomes: tuple[str, ...] = ()
+    bad_match: re.Pattern | None = None
 
     def holds(self, release) -> bool:
         return Version(self.first_bad) <= Version(str(release)) <= Version(self.last_bad)
@@ -363,6 +367,13 @@ def read_expectations(top: _Reader, ir_names: list[str] = (), extra: set[str] = 
     return tuple(expectations)
 
 
+def _outcomes(r: _Reader, key: str) -> tuple[str, ...]:
+    """An outcome or a list of them."""
+    raw = r.table.get(key, [])
+    names = [raw] if isinstance(raw, str) else list(r.str_list(key, ()))
+    return tuple(_outcome(r, key, o) for o in names)
+
+
 def _same_as(e: _Reader) -> tuple[str, ...]:
     """same_as: a case slug or a list of them."""
     raw = e.table.get("same_as", [])
@@ -388,12 +399,13 @@ def _history(top: _Reader, data: dict) -> History:
     windows = []
     for w in hist.subs("window"):
         w.reject_unknown({"last_good", "hidden_before", "hidden_by", "first_bad", "last_bad", "first_good",
-                          "sample"})
+                          "sample", "bad_outcome", "bad_match"})
         first_bad, last_bad = w.version("first_bad"), w.version("last_bad")
         if first_bad is None or last_bad is None:
             raise w.error("first_bad" if first_bad is None else "last_bad", "is required but missing")
         window = Window(first_bad, last_bad, w.version("last_good"), w.version("first_good"),
-                        w.version("hidden_before"), w.get("hidden_by", str, ""), _sample(w))
+                        w.version("hidden_before"), w.get("hidden_by", str, ""), _sample(w),
+                        _outcomes(w, "bad_outcome"), _regex(w, "bad_match"))
         if window.hidden_before and not window.hidden_by.strip():
             raise w.error("hidden_by", "is required with hidden_before: say what hides the bug there")
         edges = [(k, Version(v)) for k, v in (("last_good", window.last_good), ("hidden", window.hidden_before),
@@ -406,9 +418,11 @@ def _history(top: _Reader, data: dict) -> History:
         if windows and Version(windows[-1].last_bad) >= Version(first_bad):
             raise w.error("first_bad", "windows must be in release order and not overlap")
         windows.append(window)
-    raw = hist.table.get("bad_outcome", [])
-    names = [raw] if isinstance(raw, str) else list(hist.str_list("bad_outcome", ()))
-    outcomes = tuple(_outcome(hist, "bad_outcome", o) for o in names)
+    outcomes = _outcomes(hist, "bad_outcome")
+    for j, w in enumerate(windows):
+        if not set(w.bad_outcomes) <= set(outcomes):
+            raise hist.error("bad_outcome", f"must list every window's outcome (window[{j}]: "
+                                            f"{', '.join(w.bad_outcomes)})")
     if windows and not outcomes:
         raise hist.error("bad_outcome", "a case with windows must say what the bug's outcome is")
     derived = ("open" if windows[-1].first_good is None else "fixed") if windows else None

@@ -221,42 +221,51 @@ def _history_problems(case: Case, stored: list[StoredFailure] = ()) -> list[tupl
     if not h.windows:
         return []
     found = []
-    if h.bad_match is None:
-        found.append(("history.bad_match", "missing: record the bug's own message (prove --scan "
-                                           "--write measures it)"))
-    elif accepts_anything(h.bad_match):
-        found.append(("history.bad_match", f"/{h.bad_match.pattern}/ {accepts_anything(h.bad_match)}: prove "
-                                           "and bisect would take any failure for the bug"))
-    else:
-        # only where prove and bisect look: the targets of the bug's items
-        targets = {i.target for i in bug_items(case) if not i.is_ir} or None
-        other = _generic_against(h.bad_match, set(h.bad_outcomes), targets, {case.slug, *h.same_as}, stored)
-        if other is not None:
-            found.append(("history.bad_match", f"/{h.bad_match.pattern}/ is generic: it also matches "
-                                               f"{other}; prove and bisect would take it for this bug"))
-    for j, w in enumerate(h.windows):
-        if w.sample and h.bad_match and not (w.sample.outcome in h.bad_outcomes
-                                             and h.bad_match.search(w.sample.text)):
-            found.append((f"history.window[{j}].sample", f"the bug ({w.sample.outcome}) as it printed on "
-                                                         f"{w.sample.release} is not what bad_outcome / "
-                                                         "bad_match say the bug is"))
     bug = Bug.of(case)
     items = bug_items(case)
+    # only where prove and bisect look: the targets of the bug's items
+    targets = {i.target for i in items if not i.is_ir} or None
+    # Each message that says what the bug is: [history]'s, and each window's own.
+    messages = [("history.bad_match", h.bad_match, h.bad_outcomes)] + [
+        (f"history.window[{j}].bad_match", w.bad_match, w.bad_outcomes or h.bad_outcomes)
+        for j, w in enumerate(h.windows) if w.bad_match is not None]
+    if h.bad_match is None and any(w.bad_match is None for w in h.windows):
+        found.append(("history.bad_match", "missing: record the bug's own message (prove --scan "
+                                           "--write measures it), here or in each window"))
+    for field, match, outcomes in messages:
+        if match is None:
+            continue
+        if accepts_anything(match):
+            found.append((field, f"/{match.pattern}/ {accepts_anything(match)}: prove "
+                                 "and bisect would take any failure for the bug"))
+            continue
+        other = _generic_against(match, set(outcomes), targets, {case.slug, *h.same_as}, stored)
+        if other is not None:
+            found.append((field, f"/{match.pattern}/ is generic: it also matches "
+                                 f"{other}; prove and bisect would take it for this bug"))
+    for j, w in enumerate(h.windows):
+        d = bug.definition(Version(w.first_bad))
+        if w.sample and d.match and not (w.sample.outcome in d.outcomes and d.match.search(w.sample.text)):
+            found.append((f"history.window[{j}].sample", f"the bug ({w.sample.outcome}) as it printed on "
+                                                         f"{w.sample.release} is not what this window's "
+                                                         "bad_outcome / bad_match say the bug is"))
 
     def expectation(item: ItemId, release: str) -> Expectation | None:
         return case.expectation_for(item.target, item.opt_level, item.ir_check, Version(release))
 
     for j, w in enumerate(h.windows):
+        d = bug.definition(Version(w.first_bad))
         for release in dict.fromkeys((w.first_bad, w.last_bad)):
             expected = [(i, expectation(i, release)) for i in items]
             for item, e in expected:
-                if e is not None and e.outcome not in bug.outcomes:
+                if e is not None and e.outcome not in d.outcomes:
                     found.append((f"expect[{case.expectations.index(e)}]",
                                   f"expects {e.outcome} on {item} at {release}, but history.window[{j}] "
-                                  f"says the bug ({bug.description}) shows there"))
-            if not any(e is not None and bug.expected_by(e.outcome, e.match) for _, e in expected):
+                                  f"says the bug ({d.description}) shows there"))
+            if not any(e is not None and Bug(d.outcomes, d.match, ()).expected_by(e.outcome, e.match)
+                       for _, e in expected):
                 found.append((f"history.window[{j}]", f"says the bug shows on {release}, but no "
-                                                      f"[[expect]] expects {bug.description} there"))
+                                                      f"[[expect]] expects {d.description} there"))
         for release in (w.last_good, w.first_good):
             if release is None:
                 continue

@@ -21,9 +21,9 @@ from harness.lint import lint_case
 from harness.toolchain import from_tools_dir
 
 
-def result(outcome, text="", compile_only=False, name="cpu-O0"):
+def result(outcome, text="", compile_only=False, name="cpu-O0", compiler=""):
     stage = SimpleNamespace(detail=text)
-    return SimpleNamespace(name=name, outcome=outcome, compile_only=compile_only,
+    return SimpleNamespace(name=name, outcome=outcome, compile_only=compile_only, compiler=compiler,
                            failing_stage=stage, failure_text=lambda: text)
 
 
@@ -49,7 +49,7 @@ def test_only_the_bug_is_the_bug():
 
 def run(version, **items):
     """A release's results: item -> outcome, or (outcome, failure text)."""
-    return ReleaseRun(version, [result(*(o if isinstance(o, tuple) else (o,)), name=n)
+    return ReleaseRun(version, [result(*(o if isinstance(o, tuple) else (o,)), name=n, compiler=version)
                                 for n, o in {k.replace("_", "-"): v for k, v in items.items()}.items()])
 
 
@@ -258,3 +258,38 @@ def test_scan_without_an_outcome_infers_it_and_says_what_else_it_saw(releases, c
     out = capsys.readouterr().out
     assert "records no bug outcome" in out.split("3.0.0")[0]  # said before the scan
     assert "bug outcome inferred: compile-fail" in out
+
+
+def test_two_failures_in_two_windows_keep_each_its_own_message():
+    """Wrong numbers, fixed; later a new compile error: each window gets its own outcome
+    and message, and a release is judged by its own window's, never by the other's."""
+    wrong = ("compare-fail", "vs golden: output 0: 12/64 elements differ (atol=1e-05, rtol=1e-05); "
+                             "max abs err 0.8317, max rel err 2; worst")
+    crash = ("compile-crash", "crashed (SIGSEGV): at mlir::(anonymous namespace)::FoldFoo::matchAndRewrite(x)")
+    runs = [run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=wrong), run("3.2.0", cpu_O0="pass"),
+            run("3.3.0", cpu_O0=crash), run("3.4.0", cpu_O0="pass")]
+    m = windows(runs, Bug(("compare-fail", "compile-crash"), None, ()))
+    first, second = m.windows
+    assert m.match is None  # nothing they share
+    assert first.bad_outcomes == ("compare-fail",) and first.bad_match.search(wrong[1])
+    assert second.bad_outcomes == ("compile-crash",) and second.bad_match.search(crash[1])
+    assert not first.bad_match.search(crash[1]) and not second.bad_match.search(wrong[1])
+    from harness.bug import Definition
+    from packaging.version import Version
+
+    bug = Bug(("compare-fail", "compile-crash"), None, (), tuple(
+        Definition(w.bad_outcomes, w.bad_match, Version(w.last_good), Version(w.first_good)) for w in m.windows))
+    assert bug.state(result(*wrong, compiler="3.1.0")).kind == BUG
+    assert bug.state(result(*crash, compiler="3.1.0")).kind == SKIP  # the later bug's crash, on 3.1.0
+    assert bug.state(result(*wrong, compiler="3.3.0")).kind == SKIP  # wrong numbers are not 3.3.0's bug
+    assert bug.state(result(*crash, compiler="3.3.0")).kind == BUG
+
+
+def test_scan_write_refuses_a_window_without_a_message(releases, capsys):
+    text = releases.manifest.read_text()
+    releases.manifest.write_text(text[:text.index("[history]")])
+    before = releases.manifest.read_text()
+    # every failing release is compile-fail, with two different messages: none is derived
+    assert cli_main(["prove", "fake-case", "--scan", "--bad-outcome", "compile-fail", "--write"]) == 1
+    assert "not written: no message could be derived" in capsys.readouterr().out
+    assert releases.manifest.read_text() == before

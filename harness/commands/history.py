@@ -194,7 +194,16 @@ def cmd_scan(args, case) -> int:
         print(f"window: last_good={w.last_good} first_bad={w.first_bad} last_bad={w.last_bad} "
               f"first_good={w.first_good or '(open)'}"
               + (f" hidden_before={w.hidden_before} ({w.hidden_by})" if w.hidden_before else ""))
+    for j, w in enumerate(measured.windows):
+        if w.bad_match is not None:
+            print(f"window {j}: its own message: {'/'.join(w.bad_outcomes) or 'the bug'} matching /{w.bad_match.pattern}/")
     print(f"status={measured.status} items={', '.join(measured.items)} match={measured.match}")
+    unmatched = [j for j, w in enumerate(measured.windows) if w.bad_match is None and not measured.match]
+    if args.write and unmatched:
+        # A window without its bug's message would take any failure of its outcome for it.
+        print(f"not written: no message could be derived for window(s) {', '.join(map(str, unmatched))} "
+              "(the failing texts differ); give --bad-match and scan again")
+        return 1
     if args.write:
         write_scan(case, bug, measured)
         print(f"wrote [history] and the bug's [[expect]] entries to {case.manifest}")

@@ -15,7 +15,8 @@ writeback.py writes the measurement into the case.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from ..bug import Bug
 from ..case import Sample, Window
@@ -157,6 +158,26 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
             if bug.state(r).kind == PROBE_BAD:
                 shown.setdefault(r.name, []).append((run.version, r.outcome))
                 texts.append(r)
-    match = bug.match.pattern if bug.match else derive_match(texts)
+    if bug.match or bug.windows:  # given: the case's (or the command line's) definition
+        match = bug.match.pattern if bug.match else None
+    else:
+        found, match = _own_messages(found, runs, bug)
     return Measured(tuple(found), tuple(sorted(shown)), shown, match, tuple(r.version for r in runs),
                     tuple(r.failure_text() for r in texts))
+
+
+def _own_messages(found: list[Window], runs: list[ReleaseRun], bug: Bug) -> tuple[list[Window], str | None]:
+    """The bug's message, measured: one for every window when they printed the same,
+    else each window its own (and its own outcomes when they differ): a case whose
+    releases show two failures keeps each precise, and [history] keeps what they share."""
+    per_window = []
+    for w in found:
+        results = [r for run in runs if w.holds(run.version) for r in run.results
+                   if bug.state(r).kind == PROBE_BAD]
+        per_window.append((tuple(dict.fromkeys(r.outcome for r in results)), derive_match(results)))
+    if len({m for _, m in per_window}) <= 1:
+        return found, per_window[0][1] if per_window else None
+    outcome_sets = {frozenset(o) for o, _ in per_window}
+    return [replace(w, bad_match=re.compile(m) if m else None,
+                    bad_outcomes=outcomes if len(outcome_sets) > 1 else ())
+            for w, (outcomes, m) in zip(found, per_window)], None

@@ -65,8 +65,9 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
             where = (f"ir = {toml_value(sorted(names))}" if scope == "ir" else
                      f"targets = {toml_value([scope])}\nopt_levels = {toml_value(sorted(names))}")
             lines = ["[[expect]]", where, f"compiler = {toml_value(rng)}", f"outcome = {toml_value(outcome)}"]
-            if measured.match:
-                lines.append(f"match = {toml_value(measured.match)}")
+            match = w.bad_match.pattern if w.bad_match is not None else measured.match
+            if match:
+                lines.append(f"match = {toml_value(match)}")
             lines.append(f"reason = {toml_value(_reason(case, w))}")
             blocks.append("\n".join(lines) + "\n")
     return blocks
@@ -105,6 +106,11 @@ def window_lines(w: Window) -> list[str]:
     lines += [f"first_bad = {toml_value(w.first_bad)}", f"last_bad = {toml_value(w.last_bad)}"]
     if w.first_good:
         lines.append(f"first_good = {toml_value(w.first_good)}")
+    if w.bad_outcomes:
+        outcomes = list(w.bad_outcomes)
+        lines.append(f"bad_outcome = {toml_value(outcomes[0] if len(outcomes) == 1 else outcomes)}")
+    if w.bad_match is not None:
+        lines.append(f"bad_match = {toml_value(w.bad_match.pattern)}  # this window's own message")
     if w.sample:
         s = w.sample
         lines.append(f"# what the bug printed on {s.release} ({s.item}), verbatim: lint tests other "

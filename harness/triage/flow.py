@@ -165,6 +165,7 @@ def when(t: Triage, source, good: str | None, bad: str | None, which: str | None
 
 def _take(t: Triage, good: str, bad: str, source) -> None:
     t.good, t.bad = releases.ensure(good, source, t.say), releases.ensure(bad, source, t.say)
+    t.bug = t.bug.at(t.bad.release)  # the bad release's window: what its candidates must show
 
 
 # ---------------------------------------------------------------------------- reduce
