@@ -128,6 +128,10 @@ class Window:
     # (empty / None: [history]'s, what they share).
     bad_outcomes: tuple[str, ...] = ()
     bad_match: re.Pattern | None = None
+    # The same at the end: releases between last_bad and first_good that fail another way
+    # (the bug turned into another failure before its fix); hidden_after is the oldest.
+    hidden_after: str | None = None
+    hidden_after_by: str = ""
 
     def holds(self, release) -> bool:
         return Version(self.first_bad) <= Version(str(release)) <= Version(self.last_bad)
@@ -162,6 +166,8 @@ class History:
             if w.hidden_before:
                 before += f"(hidden to {w.hidden_before}) "
             after = f" < {w.first_good}" if w.first_good else " open"
+            if w.hidden_after:
+                after = f" (hidden from {w.hidden_after})" + after
             parts.append(f"{before}[{w.first_bad} .. {w.last_bad}]{after}")
         return "; ".join(parts) or self.status
 
@@ -399,22 +405,25 @@ def _history(top: _Reader, data: dict) -> History:
     windows = []
     for w in hist.subs("window"):
         w.reject_unknown({"last_good", "hidden_before", "hidden_by", "first_bad", "last_bad", "first_good",
-                          "sample", "bad_outcome", "bad_match"})
+                          "sample", "bad_outcome", "bad_match", "hidden_after", "hidden_after_by"})
         first_bad, last_bad = w.version("first_bad"), w.version("last_bad")
         if first_bad is None or last_bad is None:
             raise w.error("first_bad" if first_bad is None else "last_bad", "is required but missing")
         window = Window(first_bad, last_bad, w.version("last_good"), w.version("first_good"),
                         w.version("hidden_before"), w.get("hidden_by", str, ""), _sample(w),
-                        _outcomes(w, "bad_outcome"), _regex(w, "bad_match"))
-        if window.hidden_before and not window.hidden_by.strip():
-            raise w.error("hidden_by", "is required with hidden_before: say what hides the bug there")
+                        _outcomes(w, "bad_outcome"), _regex(w, "bad_match"),
+                        w.version("hidden_after"), w.get("hidden_after_by", str, ""))
+        for at, why in (("hidden_before", "hidden_by"), ("hidden_after", "hidden_after_by")):
+            if w.version(at) and not w.get(why, str, "").strip():
+                raise w.error(why, f"is required with {at}: say what hides the bug there")
         edges = [(k, Version(v)) for k, v in (("last_good", window.last_good), ("hidden", window.hidden_before),
-                 ("first_bad", first_bad), ("last_bad", last_bad), ("first_good", window.first_good)) if v]
+                 ("first_bad", first_bad), ("last_bad", last_bad), ("hidden_after", window.hidden_after),
+                 ("first_good", window.first_good)) if v]
         # Every step rises strictly, except that first_bad may be last_bad.
         if any(b <= a and not (k, l) == ("first_bad", "last_bad") or b < a
                for (k, a), (l, b) in zip(edges, edges[1:])):
             raise w.error("first_bad", "releases must rise: last_good < hidden_before < first_bad "
-                                       "<= last_bad < first_good")
+                                       "<= last_bad < hidden_after < first_good")
         if windows and Version(windows[-1].last_bad) >= Version(first_bad):
             raise w.error("first_bad", "windows must be in release order and not overlap")
         windows.append(window)

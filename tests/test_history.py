@@ -293,3 +293,14 @@ def test_scan_write_refuses_a_window_without_a_message(releases, capsys):
     assert cli_main(["prove", "fake-case", "--scan", "--bad-outcome", "compile-fail", "--write"]) == 1
     assert "not written: no message could be derived" in capsys.readouterr().out
     assert releases.manifest.read_text() == before
+
+
+def test_an_interim_failure_before_the_fix_is_recorded_and_never_good():
+    """The bug turned into another failure on one release before its fix: that release is
+    hidden_after (prove checks it still fails that way), and first_good is the real pass."""
+    runs = [run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=BAD), run("3.2.0", cpu_O0=OTHER),
+            run("3.3.0", cpu_O0="pass")]
+    (w,) = windows(runs, BUFFERIZE).windows
+    assert (w.last_good, w.first_bad, w.last_bad, w.hidden_after, w.first_good) == \
+        ("3.0.0", "3.1.0", "3.1.0", "3.2.0", "3.3.0")
+    assert "unknown op 'foo'" in w.hidden_after_by

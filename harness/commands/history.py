@@ -193,7 +193,8 @@ def cmd_scan(args, case) -> int:
     for w in measured.windows:
         print(f"window: last_good={w.last_good} first_bad={w.first_bad} last_bad={w.last_bad} "
               f"first_good={w.first_good or '(open)'}"
-              + (f" hidden_before={w.hidden_before} ({w.hidden_by})" if w.hidden_before else ""))
+              + (f" hidden_before={w.hidden_before} ({w.hidden_by})" if w.hidden_before else "")
+              + (f" hidden_after={w.hidden_after} ({w.hidden_after_by})" if w.hidden_after else ""))
     for j, w in enumerate(measured.windows):
         if w.bad_match is not None:
             print(f"window {j}: its own message: {'/'.join(w.bad_outcomes) or 'the bug'} matching /{w.bad_match.pattern}/")

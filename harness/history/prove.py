@@ -4,7 +4,8 @@ A case proves nothing until it has been seen failing on a release with the bug. 
 each [[history.window]] the case's bug items run (releases installed and cached) on:
 
     last_good   (onset)  the items must pass (the release before the bug came)
-    hidden      (onset)  another failure, not the bug: what hides the onset still does
+    hidden      (onset, end)  another failure, not the bug: what hides the onset (or the
+                         end, when the bug turned into another failure before its fix) still does
     first_bad   (onset)  the bug must show
     last_bad    (end)    the bug must show
     first_good  (end)    the items must pass; for an open window, the newest release
@@ -197,7 +198,7 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
     bug = Bug.of(case)
     for w in h.windows:
         roles = [("last_good", w.last_good), ("hidden", w.hidden_before), ("first_bad", w.first_bad),
-                 ("last_bad", w.last_bad),
+                 ("last_bad", w.last_bad), ("hidden", w.hidden_after),
                  ("first_good", w.first_good) if w.first_good else ("newest", newest)]
         for role, version in roles:
             if version and (only is None or version in only):

@@ -145,10 +145,14 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
             k -= 1
         last_good = runs[k].version if k > floor else None
         first_good = runs[j].version if j < len(runs) else None
+        # end: releases after the last bad one that fail another way before the fix
+        interim = next((n for n in range(last + 1, j) if states[n] == NEITHER), None)
         found.append(Window(runs[first].version, runs[last].version, last_good, first_good,
                             runs[hidden].version if hidden is not None else None,
                             hidden_by(runs[hidden], bug) if hidden is not None else "",
-                            sample_from(runs[first], bug)))
+                            sample_from(runs[first], bug),
+                            hidden_after=runs[interim].version if interim is not None else None,
+                            hidden_after_by=hidden_by(runs[interim], bug) if interim is not None else ""))
         floor = last
         i = j
     shown: dict[str, list[tuple[str, str]]] = {}

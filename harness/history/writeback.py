@@ -104,6 +104,9 @@ def window_lines(w: Window) -> list[str]:
         lines += [f"hidden_before = {toml_value(w.hidden_before)}",
                   f"hidden_by = {toml_value(w.hidden_by)}"]
     lines += [f"first_bad = {toml_value(w.first_bad)}", f"last_bad = {toml_value(w.last_bad)}"]
+    if w.hidden_after:
+        lines += [f"hidden_after = {toml_value(w.hidden_after)}",
+                  f"hidden_after_by = {toml_value(w.hidden_after_by)}"]
     if w.first_good:
         lines.append(f"first_good = {toml_value(w.first_good)}")
     if w.bad_outcomes:
