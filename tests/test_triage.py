@@ -276,3 +276,19 @@ def test_a_window_with_an_onset_and_a_fix_triages_the_one_asked_for():
     assert default_ends(case, []) == [("3.2.0", "3.4.0", "broken"), ("3.6.0", "3.3.0", "fixed")]
     assert default_ends(case, [], "fixed") == [("3.6.0", "3.3.0", "fixed")]
     assert default_ends(case, [], "broken") == [("3.2.0", "3.4.0", "broken")]
+
+
+def test_a_matrix_item_of_a_wrong_numbers_or_ir_bug_is_triaged_by_its_numbers():
+    """A case whose bug is wrong numbers or a failing IR check: its cpu item is asked
+    whether the releases' numbers differ (it was asked for an outcome and 'passed')."""
+    from types import SimpleNamespace
+
+    from harness.bug import Bug
+    from harness.item import ItemId
+    from harness.triage.flow import _item_outcomes, _mode
+
+    bug = Bug(("compare-fail", "ir-fail"), None, ())
+    matrix = SimpleNamespace(bug=bug, item=ItemId.parse("cpu-O3"))
+    ir = SimpleNamespace(bug=bug, item=ItemId.parse("ir-column-store-fold"))
+    assert (_item_outcomes(matrix), _mode(matrix)) == (("compare-fail",), "differential")
+    assert (_item_outcomes(ir), _mode(ir)) == (("ir-fail",), "ir")

@@ -170,10 +170,18 @@ def _take(t: Triage, good: str, bad: str, source) -> None:
 
 # ---------------------------------------------------------------------------- reduce
 
+def _item_outcomes(t: Triage) -> tuple[str, ...]:
+    """The bug's outcomes this item can show: a case's bug of wrong numbers *or* a failing
+    IR check is wrong numbers on a matrix item, and the check's failure on an IR item."""
+    ir = tuple(o for o in t.bug.outcomes if o.startswith("ir-"))
+    rest = tuple(o for o in t.bug.outcomes if not o.startswith("ir-"))
+    return (ir if t.item.is_ir else rest) or t.bug.outcomes
+
+
 def _mode(t: Triage) -> str:
     if t.item.is_ir:
         return "ir"
-    return "differential" if set(t.bug.outcomes) == {WRONG_NUMBERS} else "outcome"
+    return "differential" if set(_item_outcomes(t)) == {WRONG_NUMBERS} else "outcome"
 
 
 def frame_question(t: Triage, work: Path) -> list[tuple[Path, str]]:
@@ -219,7 +227,7 @@ def frame_question(t: Triage, work: Path) -> list[tuple[Path, str]]:
     # Across releases, differences below the floor are rounding, not this bug.
     atol = max(t.case.atol, DIFFERENTIAL_FLOOR) if mode == "differential" else t.case.atol
     rtol = max(t.case.rtol, DIFFERENTIAL_FLOOR) if mode == "differential" else t.case.rtol
-    t.question = Question(mode, sides["bad"], sides["good"], t.bug.outcomes,
+    t.question = Question(mode, sides["bad"], sides["good"], _item_outcomes(t),
                           t.bug.match.pattern if t.bug.match else None, t.item.target,
                           t.case.function, inputs, n_outputs, atol, rtol, ir, str(work))
     return starts
