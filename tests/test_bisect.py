@@ -8,6 +8,8 @@ import pytest
 from harness.history.bisect import BAD, GOOD, SKIP, Probe, bisect, format_result, with_retries
 from harness.history.releases import sort_versions
 
+pytestmark = pytest.mark.harness
+
 
 def fake_source(states: dict[str, str]):
     """A probe over a dict version -> state that records the versions it was asked."""

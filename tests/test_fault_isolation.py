@@ -20,7 +20,6 @@ from harness.process import Bounds, run_bounded
 from helpers import (FAKE_REVISION, FAKE_VERSION, IDENTITY_INPUT, compile_case, make_toolchain, numeric_case,
                      plugin_args, results_by_item, run_pytest_subprocess, write_case)
 
-pytestmark = pytest.mark.harness
 
 COMPILE_TIMEOUT_S = 3
 
@@ -156,11 +155,11 @@ def test_compile_fault_details(fault_run):
     assert "Assertion `x' failed." in abort["detail"]
     assert "crashed (exit code 1): " in stage("compile-assert-exit")["detail"]
     hang = stage("compile-hang")
-    assert COMPILE_TIMEOUT_S <= hang["seconds"] < COMPILE_TIMEOUT_S + 5
+    assert hang["seconds"] >= COMPILE_TIMEOUT_S  # it ran to its bound, and was killed by it:
     assert "(time bound)" in hang["detail"]
     oom = stage("compile-oom")
     assert oom["peak_rss_mb"] > 300 and "(memory bound)" in oom["detail"]
-    assert oom["seconds"] < COMPILE_TIMEOUT_S  # killed for memory, not by the clock
+    assert "(time bound)" not in oom["detail"]  # killed for memory, not by the clock
     assert "wrote no readable module" in stage("compile-garbage")["detail"]
     error = stage("compile-error")
     assert error["detail"] == ("exit code 1: " + str(fault_run.root / "cases" / "compile-error" /
@@ -280,6 +279,7 @@ def py(code: str) -> list[str]:
     return [sys.executable, "-c", prelude + code]
 
 
+@pytest.mark.harness
 def test_run_bounded_ok_captures_stdout_and_stderr():
     r = run_bounded(py("print('out'); print('err', file=sys.stderr)"))
     assert r.ok and r.status() == "ok" and r.returncode == 0
@@ -287,6 +287,7 @@ def test_run_bounded_ok_captures_stdout_and_stderr():
     assert r.argv[0] == sys.executable
 
 
+@pytest.mark.harness
 def test_run_bounded_stdout_to_file(tmp_path):
     target = tmp_path / "out.mlir"
     r = run_bounded(py("sys.stdout.write('x' * 200000)"), stdout_path=target)
@@ -294,6 +295,7 @@ def test_run_bounded_stdout_to_file(tmp_path):
     assert target.read_text() == "x" * 200000
 
 
+@pytest.mark.harness
 def test_run_bounded_segfault_is_a_crash():
     r = run_bounded(py("os.kill(os.getpid(), signal.SIGSEGV)"))
     assert r.status() == "crash" and r.crashed
@@ -301,11 +303,13 @@ def test_run_bounded_segfault_is_a_crash():
     assert r.returncode == -signal.SIGSEGV
 
 
+@pytest.mark.harness
 def test_run_bounded_assertion_text_with_exit_code_is_a_crash():
     r = run_bounded(py("print(\"x.cpp:1: Assertion `a' failed.\", file=sys.stderr); sys.exit(1)"))
     assert r.status() == "crash" and r.signal_name is None and r.returncode == 1
 
 
+@pytest.mark.harness
 def test_run_bounded_error_exit_is_a_failure():
     r = run_bounded(py("print('model.mlir:1:1: error: nope', file=sys.stderr); sys.exit(1)"))
     assert r.status() == "fail" and not r.crashed and not r.ok
@@ -316,39 +320,41 @@ def test_run_bounded_timeout_kills_the_process_group(tmp_path):
     pid_file = tmp_path / "child.pid"
     code = (f"import subprocess\np = subprocess.Popen(['sleep', '60'])\n"
             f"open({str(pid_file)!r}, 'w').write(str(p.pid))\ntime.sleep(60)")
-    start = time.monotonic()
     r = run_bounded(py(code), Bounds(timeout_s=1.0))
-    assert time.monotonic() - start < 5
     assert r.status() == "timeout" and r.timed_out and r.returncode is None
     assert not r.crashed and r.seconds >= 1.0
     _assert_dead(int(pid_file.read_text()))
 
 
+@pytest.mark.harness
 def test_run_bounded_memory_bound_is_oom():
     code = "hog = []\nfor _ in range(300):\n    hog.append(b'x' * (10 << 20)); time.sleep(0.01)\ntime.sleep(60)"
     r = run_bounded(py(code), Bounds(timeout_s=20, memory_mb=150))
     assert r.status() == "oom" and r.out_of_memory and r.returncode is None
-    assert 150 < r.peak_rss_mb < 1500
-    assert r.seconds < 10
+    assert 150 < r.peak_rss_mb < 1500  # the bound, not the 20 s timeout, ended it (status oom)
 
 
+@pytest.mark.harness
 def test_run_bounded_healthy_memory_use_is_not_oom():
     r = run_bounded(py("hog = b'x' * (50 << 20); time.sleep(0.3)"), Bounds(memory_mb=400))
     assert r.ok and 50 < r.peak_rss_mb < 400
 
 
+@pytest.mark.harness
 def test_run_bounded_missing_tool():
     r = run_bounded(["/nonexistent/iree-compile", "--version"])
     assert r.returncode == 127 and r.status() == "fail"
     assert "cannot start /nonexistent/iree-compile" in r.stderr
 
 
+@pytest.mark.harness
 def test_run_bounded_env(tmp_path):
     r = run_bounded(py("print(os.environ['IREE_REGRESS_TEST_VAR'])"),
                     Bounds(env={"IREE_REGRESS_TEST_VAR": "hello"}), cwd=tmp_path)
     assert r.stdout == b"hello\n"
 
 
+@pytest.mark.harness
 def test_run_bounded_chatty_tool_does_not_block():
     r = run_bounded(py("sys.stderr.write('e' * 1000000); sys.stdout.write('o' * 1000000)"),
                     Bounds(timeout_s=20))
@@ -357,6 +363,7 @@ def test_run_bounded_chatty_tool_does_not_block():
     assert len(kept) < 12100 and "[... 988000 bytes ...]" in kept
 
 
+@pytest.mark.harness
 def test_kept_stderr_has_the_first_error_and_the_crash_frames():
     # a long crash: the diagnostic at the start, the frames that matter at the end
     script = ("sys.stderr.write('error: the first diagnostic\\n' + 'noise\\n' * 5000"
@@ -365,24 +372,27 @@ def test_kept_stderr_has_the_first_error_and_the_crash_frames():
     assert "error: the first diagnostic" in kept and "limitVectorTileSizes" in kept
 
 
+@pytest.mark.harness
 def test_run_bounded_death_by_realtime_signal_is_a_crash():
     r = run_bounded(py("os.kill(os.getpid(), signal.SIGRTMIN + 6)"))
     assert r.status() == "crash" and r.signal_name
 
 
+@pytest.mark.harness
+@pytest.mark.timeout(120)
 def test_run_bounded_does_not_wait_for_a_lingering_grandchild(tmp_path):
+    """The grandchild holds the tool's pipes for an hour: run_bounded returning at all (no
+    wall-clock bound: the test's own timeout is the event) and the grandchild being dead
+    show the harness did not wait for it but ended it."""
     pid_file = tmp_path / "child.pid"
-    code = (f"import subprocess\np = subprocess.Popen(['sleep', '3'])\n"
+    code = (f"import subprocess\np = subprocess.Popen(['sleep', '3600'])\n"
             f"open({str(pid_file)!r}, 'w').write(str(p.pid))\nprint('tool done')")
-    start = time.monotonic()
-    r = run_bounded(py(code), Bounds(timeout_s=20))
-    wall = time.monotonic() - start  # r.seconds stops before the pipe threads are joined
-    assert r.ok and r.stdout == b"tool done\n"
-    assert wall < 2.5  # the grandchild sleeps 3 s: waiting for it would take longer
+    r = run_bounded(py(code), Bounds(timeout_s=60))
+    assert r.ok and r.stdout == b"tool done\n" and not r.timed_out
     _assert_dead(int(pid_file.read_text()))
 
 
-def _assert_dead(pid: int, within_s: float = 1.0):
+def _assert_dead(pid: int, within_s: float = 30.0):
     """SIGKILL is delivered asynchronously: on a loaded machine the process may still be
     running for a moment after killpg returns."""
     deadline = time.monotonic() + within_s
@@ -397,6 +407,7 @@ def _assert_dead(pid: int, within_s: float = 1.0):
         time.sleep(0.05)
 
 
+@pytest.mark.harness
 def test_a_crash_is_told_by_its_message_and_the_first_frame_in_compiler_code():
     """Frames of the signal handler, libc and _start say nothing; the first frame in the
     compiler's own code says where it died (signatures group on it)."""

@@ -20,6 +20,8 @@ from harness.history.window import windows
 from harness.lint import lint_case
 from harness.toolchain import from_tools_dir
 
+pytestmark = pytest.mark.harness
+
 
 def result(outcome, text="", compile_only=False, name="cpu-O0", compiler=""):
     stage = SimpleNamespace(detail=text)

@@ -35,9 +35,9 @@ def _venv(folder: Path, version: str, offset: float) -> None:
     (bin_ / "python").symlink_to(sys.executable)
 
 
-pytestmark = pytest.mark.harness
 
 
+@pytest.mark.harness
 def test_the_steps_carry_exact_arrays_each_release_and_compare_per_release(tmp_path):
     small = np.array([[1.5, -0.25], [3.0, 1e-7]], np.float32)
     odd = np.array([np.inf, -np.inf, np.nan, -0.0], np.float32)  # not writable as literals
@@ -56,6 +56,7 @@ def test_the_steps_carry_exact_arrays_each_release_and_compare_per_release(tmp_p
     np.testing.assert_array_equal(np.load(tmp_path / "input2.npy"), odd)
 
 
+@pytest.mark.harness
 def test_a_compile_error_does_not_stop_the_next_release(tmp_path):
     _venv(tmp_path, "3.4.0", 0.0)
     _venv(tmp_path, "3.5.0", 0.0)
@@ -68,6 +69,7 @@ def test_a_compile_error_does_not_stop_the_next_release(tmp_path):
     assert (tmp_path / "module-3.5.0.vmfb").is_file() and not (tmp_path / "module-3.4.0.vmfb").exists()
 
 
+@pytest.mark.harness
 def test_indices_are_compared_by_the_values_they_select(tmp_path):
     values = np.array([[5.0, 5.0, 1.0]], np.float32)  # a tie: index 0 or 1 both select 5
     _venv(tmp_path, "3.5.0", offset=1.0)  # returns index + 1: [[1]] selects 5 too

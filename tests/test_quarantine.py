@@ -10,7 +10,6 @@ from harness.report import quarantine
 from harness.report.summary import build
 from helpers import numeric_case, plugin_args, results_by_item
 
-pytestmark = pytest.mark.harness
 
 TODAY = datetime.date(2026, 11, 23)
 
@@ -50,6 +49,7 @@ def test_without_retries_nothing_reruns(pytester, fake_tools, monkeypatch, tmp_p
     assert record["attempts"] == [] and record["verdict"] == "FAIL"
 
 
+@pytest.mark.harness
 def test_a_whole_case_can_be_quarantined(tmp_path):
     entry = quarantine.load(write_quarantine(tmp_path / "q.toml", item="flip"))[0]
     assert entry.covers("flip::cpu-O0") and entry.covers("flip::ir-x") and not entry.covers("flipper::cpu-O0")
@@ -62,6 +62,7 @@ def test_a_whole_case_can_be_quarantined(tmp_path):
     ('[[quarantine]]\nitem = "a"\nreason = " "\nissue = "o/r#1"\nexpires = 2026-01-01\n', "field 'reason' is empty"),
     ('[[quarantine]]\nitem = "a"\nreason = "x"\nissue = "o/r#1"\nexpires = 2026-01-01\nowner = "me"\n', "unknown field"),
 ])
+@pytest.mark.harness
 def test_a_bad_quarantine_file_names_file_and_field(tmp_path, body, complaint):
     path = tmp_path / "quarantine.toml"
     path.write_text(body)

@@ -13,9 +13,9 @@ from harness.cli import main as cli_main
 from harness.report.summary import build
 from helpers import compile_case, numeric_case, plugin_args, results_by_item
 
-pytestmark = pytest.mark.harness
 
 
+@pytest.mark.harness
 def test_least_duration_first_balances_and_is_deterministic():
     cases = {f"c{i}": ["cpu-O0", "cpu-O3"] for i in range(9)}
     seconds = {f"c{i}::cpu-O0": float(i + 1) for i in range(9)} | {f"c{i}::cpu-O3": 1.0 for i in range(9)}
@@ -26,6 +26,7 @@ def test_least_duration_first_balances_and_is_deterministic():
     assert shard.assign(cases, {}, 3) and set(shard.assign(cases, {}, 3).values()) == {0, 1, 2}
 
 
+@pytest.mark.harness
 @pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/0"])
 def test_a_bad_shard_is_refused(text):
     with pytest.raises(shard.ShardError, match="K/N"):
@@ -63,6 +64,7 @@ def test_shards_partition_the_items_and_merge_into_the_unsharded_report(pytester
     assert int(suite.get("tests")) == len(whole)
 
 
+@pytest.mark.harness
 def test_an_item_in_two_shards_with_different_results_is_said(tmp_path):
     def results(name, outcome):
         path = tmp_path / f"{name}.jsonl"
@@ -76,6 +78,7 @@ def test_an_item_in_two_shards_with_different_results_is_said(tmp_path):
     assert any("a::cpu-O0 is in two files with different results" in w for w in model.warnings)
 
 
+@pytest.mark.harness
 def test_proofs_of_a_matrix_of_machines_merge_into_one_per_case():
     from harness.history.prove import merge_proofs
 

@@ -3,9 +3,13 @@ release; found regressions, and releases that failed as a whole left out."""
 
 from __future__ import annotations
 
+import pytest
+
 from harness.record import ItemRecord, StageResult
 from harness.results import ResultsWriter
 from harness.sweep.scan import read_scan, render
+
+pytestmark = pytest.mark.harness
 
 RELEASES = ["3.0.0", "3.1.0", "3.2.0", "3.3.0"]
 
