@@ -29,7 +29,7 @@ def bundle_record(bundle: Path, device: str | None = None) -> tuple[ItemRecord, 
     meta = found["meta"]
     try:
         case = resolve_case(meta["case"])
-    except (CaseError, SystemExit) as e:
+    except CaseError as e:
         return ItemRecord(case=meta["case"], item=meta["item"], outcome=HARNESS_ERROR, verdict=ERROR,
                           message=f"bundle of a case this checkout lacks: {e}"), found["device"]
     compiler = meta.get("environment", {}).get("compiler_version", "")

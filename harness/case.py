@@ -594,5 +594,5 @@ def find_case(slug_or_path: str, require_golden: bool = True) -> Case:
     if not (p / "case.toml").is_file():
         p = CASES_DIR / slug_or_path
     if not (p / "case.toml").is_file():
-        raise SystemExit(f"iree-regress: no case {slug_or_path!r} (looked for {p / 'case.toml'})")
+        raise CaseError(f"no case {slug_or_path!r} (looked for {p / 'case.toml'})")
     return load_case(p / "case.toml", require_golden)

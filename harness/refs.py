@@ -7,7 +7,7 @@ either with one parser.
 
 from __future__ import annotations
 
-from .case import Case, find_case
+from .case import Case, CaseError, find_case
 from .item import ItemId, settings_with
 from .sweep.materialize import case_of_variant
 from .targets import BY_NAME
@@ -34,5 +34,5 @@ def parse_ref(ref: str) -> tuple[Case, ItemId | None]:
     item = parts[-1]
     names = [i.name for i in ItemId.of(case, [t for t, row in BY_NAME.items() if not row.default])]
     if item not in names:
-        raise SystemExit(f"iree-regress: {case.slug} has no item {item!r}; items: {', '.join(names)}")
+        raise CaseError(f"{case.slug} has no item {item!r}; items: {', '.join(names)}")
     return case, ItemId.parse(item)

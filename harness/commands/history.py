@@ -135,7 +135,7 @@ def cmd_git_bisect_run(args) -> int:
     try:
         case, item = parse_ref(args.item)
         bug = bug_of(case, args)
-    except SystemExit as e:
+    except (CaseError, SystemExit) as e:
         print(e, file=sys.stderr)
         return EXIT_SKIP
     if item is None:

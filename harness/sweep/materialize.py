@@ -96,11 +96,8 @@ def store_import(case: Case, made: Path, settings: Settings) -> None:
 def case_of_variant(case_id: str, settings: Settings) -> Case:
     """`<family>::<variant>` (as records name it) made into its Case, for the commands
     that take an item on the command line (repro, bisect, triage, run-bundle, promote)."""
-    try:
-        sweep, variant = variant_of(case_id)
-    except CaseError as e:
-        raise SystemExit(f"iree-regress: {e}") from None
+    sweep, variant = variant_of(case_id)  # CaseError names what is wrong with the ref
     case, made = materialize(sweep, variant, settings)
     if not made.ok:
-        raise SystemExit(f"iree-regress: {case_id}: {made.detail}")
+        raise CaseError(f"{case_id}: {made.detail}")
     return case
