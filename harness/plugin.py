@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -33,7 +33,7 @@ from .history.releases import ReleaseUnavailable, ensure
 from .item import ItemId, run_item
 from .outcomes import (COLLECT_ERROR, CRASHED, ERROR, FAIL, HARNESS_ERROR, PASS, SKIP, UNOBSERVED, WORKER_CRASH,
                        XFAIL, XPASS)
-from .process import Bounds, become_subreaper, children, kill_descendants, kill_tree_root
+from .process import BOUNDS, Bounds, become_subreaper, children, kill_descendants, kill_tree_root
 from .record import ItemRecord, ItemRef, StageResult
 from .results import ResultsWriter, environment, link_newest, new_run_id, read_results, run_file
 from .runner import ItemResult, expectation_for, verdict
@@ -77,11 +77,11 @@ def pytest_addoption(parser):
     g.addoption("--iree-compile-flag", action="append", default=[], metavar="FLAG",
                 help="one more iree-compile flag for every compile (repeatable): what does a "
                      "flag change? (report --previous against a run without it)")
-    g.addoption("--compile-timeout", type=float, default=300.0,
+    g.addoption("--compile-timeout", type=float, default=BOUNDS["compile"].timeout_s,
                 help="seconds before one iree-compile is killed and recorded as a timeout")
-    g.addoption("--compile-memory-mb", type=float, default=8192.0,
+    g.addoption("--compile-memory-mb", type=float, default=BOUNDS["compile"].memory_mb,
                 help="resident MB at which one compile is killed and recorded as oom")
-    g.addoption("--run-timeout", type=float, default=120.0,
+    g.addoption("--run-timeout", type=float, default=BOUNDS["run"].timeout_s,
                 help="seconds before one iree-run-module is killed and recorded as a timeout")
     for row in targets.ROWS:
         if row.arch_option:
@@ -122,12 +122,11 @@ def pytest_configure(config):
     reports = Path(config.getoption("iree_reports_dir"))
     if not config.option.xmlpath and not _is_worker(config):
         config.option.xmlpath = str(reports / "junit.xml")
-    config.stash[_REPORTS_KEY] = reports
-    config.stash[_RUN_ID_KEY] = (config.workerinput.get("iree_run_id", "") if _is_worker(config)
-                                 else new_run_id())
+    session = RegressSession(config, reports, config.workerinput.get("iree_run_id", "")
+                             if _is_worker(config) else new_run_id())
     if config.getoption("shard"):
         try:
-            config.stash[_SHARD_KEY] = shard.parse(config.getoption("shard"))
+            session.shard = shard.parse(config.getoption("shard"))
         except shard.ShardError as e:
             raise pytest.UsageError(str(e)) from None
         # Resolved now: reports/results.jsonl is re-linked to this run's file at its start.
@@ -135,51 +134,87 @@ def pytest_configure(config):
                  else config.getoption("shard_durations"))
         if given and not Path(given).is_file():
             raise pytest.UsageError(f"--shard-durations {given}: no such results file")
-        config.stash[_DURATIONS_KEY] = str(Path(given).resolve()) if given else ""
+        session.durations = str(Path(given).resolve()) if given else ""
+    config.stash[_SESSION] = session
     if not _is_worker(config):
         # xdist's hooks exist only when xdist is installed and not disabled (-p no:xdist).
         recorder = XdistRecorder if config.pluginmanager.hasplugin("xdist") else RunRecorder
         config.pluginmanager.register(recorder(config), "iree-regress-recorder")
 
 
-_RUN_ID_KEY = pytest.StashKey[str]()
-_SHARD_KEY = pytest.StashKey[tuple]()
-_DURATIONS_KEY = pytest.StashKey[str]()
-_REPORTS_KEY = pytest.StashKey[Path]()
-_SETTINGS_KEY = pytest.StashKey[Settings]()
-_WRITER_KEY = pytest.StashKey[ResultsWriter]()
+@dataclass
+class RegressSession:
+    """One run's state, made in pytest_configure for each pytest process (the controller,
+    and each xdist worker its own): the run id, the reports folder, the shard, and, made
+    when first needed, the settings (toolchain, cache, bounds), the results writer, the
+    environment fingerprint and a worker's in-flight note."""
+    config: pytest.Config
+    reports: Path
+    run_id: str
+    shard: tuple[int, int] | None = None
+    durations: str = ""  # a previous run's results.jsonl that balances the shards
+    env: dict | None = None  # set when this process starts a results file (the controller)
+    _settings: Settings | None = None
+    _writer: ResultsWriter | None = None
+    _inflight: "InflightNote | None" = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = _settings(self.config)
+        return self._settings
+
+    @property
+    def writer(self) -> ResultsWriter:
+        if self._writer is None:
+            self._writer = ResultsWriter(run_file(self.reports, self.run_id))
+        return self._writer
+
+    def record(self, record: ItemRecord) -> None:
+        record.run_id = self.run_id
+        self.writer.append(record)
+
+    def progress(self, nodeid: str):
+        """The stage callback of an item: noted for the controller under xdist (elsewhere a
+        dying harness takes the whole run with it, and nothing is left to record it)."""
+        if not _is_worker(self.config):
+            return None
+        if self._inflight is None:
+            self._inflight = InflightNote(self.reports, self.config.workerinput["workerid"])
+        note = self._inflight
+        return lambda stage: note.note(nodeid, stage)
+
+
+_SESSION = pytest.StashKey[RegressSession]()
+
+
+def session_of(config) -> RegressSession:
+    return config.stash[_SESSION]
 
 
 def settings_for(config) -> Settings:
     """The run's Settings, made once per process (each xdist worker makes its own)."""
-    if _SETTINGS_KEY not in config.stash:
-        release = config.getoption("iree_release")
-        if release and config.getoption("iree_tools_dir"):
-            raise pytest.UsageError("--iree-release and --iree-tools-dir name two toolchains: pick one")
-        try:
-            toolchain = ensure(release, log=lambda _: None) if release else resolve(config.getoption("iree_tools_dir"))
-        except (ToolchainError, ReleaseUnavailable) as e:
-            raise pytest.UsageError(str(e)) from None
-        cache_dir = config.getoption("iree_cache_dir")
-        config.stash[_SETTINGS_KEY] = Settings(
-            toolchain=toolchain,
-            cache=Cache(Path(cache_dir) if cache_dir else None,
-                        enabled=not config.getoption("no_iree_cache")),
-            compile_bounds=Bounds(config.getoption("compile_timeout"),
-                                  config.getoption("compile_memory_mb")),
-            run_bounds=Bounds(config.getoption("run_timeout"), config.getoption("compile_memory_mb")),
-            target_options=targets.TargetOptions(tuple(
-                (row.name, config.getoption(row.arch_option)) for row in targets.ROWS if row.arch_option)),
-            extra_flags=tuple(config.getoption("iree_compile_flag")),
-        )
-    return config.stash[_SETTINGS_KEY]
+    return session_of(config).settings
 
 
-def _writer(config) -> ResultsWriter:
-    if _WRITER_KEY not in config.stash:
-        config.stash[_WRITER_KEY] = ResultsWriter(run_file(config.stash[_REPORTS_KEY],
-                                                           config.stash[_RUN_ID_KEY]))
-    return config.stash[_WRITER_KEY]
+def _settings(config) -> Settings:
+    release = config.getoption("iree_release")
+    if release and config.getoption("iree_tools_dir"):
+        raise pytest.UsageError("--iree-release and --iree-tools-dir name two toolchains: pick one")
+    try:
+        toolchain = ensure(release, log=lambda _: None) if release else resolve(config.getoption("iree_tools_dir"))
+    except (ToolchainError, ReleaseUnavailable) as e:
+        raise pytest.UsageError(str(e)) from None
+    cache_dir = config.getoption("iree_cache_dir")
+    return Settings(
+        toolchain=toolchain,
+        cache=Cache(Path(cache_dir) if cache_dir else None, enabled=not config.getoption("no_iree_cache")),
+        compile_bounds=Bounds(config.getoption("compile_timeout"), config.getoption("compile_memory_mb")),
+        run_bounds=Bounds(config.getoption("run_timeout"), config.getoption("compile_memory_mb")),
+        target_options=targets.TargetOptions(tuple(
+            (row.name, config.getoption(row.arch_option)) for row in targets.ROWS if row.arch_option)),
+        extra_flags=tuple(config.getoption("iree_compile_flag")),
+    )
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -206,14 +241,15 @@ def _runs_cases(config) -> bool:
 
 def pytest_collection_modifyitems(session, config, items):
     """--shard K/N: keep the cases of share K (the same on every machine and worker)."""
-    if _SHARD_KEY not in config.stash:
+    session = session_of(config)
+    if session.shard is None:
         return
-    k, n = config.stash[_SHARD_KEY]
+    k, n = session.shard
     cases: dict[str, list[str]] = {}
     for item in items:
         if isinstance(item, CaseItem):
             cases.setdefault(item.ref.case, []).append(item.name)
-    placed = shard.assign(cases, shard.durations(config.stash[_DURATIONS_KEY] or None), n)
+    placed = shard.assign(cases, shard.durations(session.durations or None), n)
     kept = [i for i in items if not isinstance(i, CaseItem) or placed[i.ref.case] == k - 1]
     dropped = [i for i in items if i not in kept]
     if dropped:
@@ -227,19 +263,14 @@ def pytest_sessionstart(session):
     config = session.config
     if _is_worker(config) or config.option.collectonly or not _runs_cases(config):
         return
-    env = environment(settings_for(config).toolchain)
-    config.stash[_ENV_KEY] = env
-    shutil.rmtree(config.stash[_REPORTS_KEY] / ".inflight", ignore_errors=True)  # an old run's notes
-    header = {"environment": env, "run_id": config.stash[_RUN_ID_KEY]}
-    if _SHARD_KEY in config.stash:
-        header["shard"] = "{}/{}".format(*config.stash[_SHARD_KEY])
-    _writer(config).start(header)
-    link_newest(config.stash[_REPORTS_KEY], _writer(config).path)
-
-
-def _record(config, record: ItemRecord) -> None:
-    record.run_id = config.stash[_RUN_ID_KEY]
-    _writer(config).append(record)
+    run = session_of(config)
+    run.env = environment(run.settings.toolchain)
+    shutil.rmtree(run.reports / ".inflight", ignore_errors=True)  # an old run's notes
+    header = {"environment": run.env, "run_id": run.run_id}
+    if run.shard is not None:
+        header["shard"] = "{}/{}".format(*run.shard)
+    run.writer.start(header)
+    link_newest(run.reports, run.writer.path)
 
 
 class InflightNote:
@@ -269,24 +300,6 @@ class InflightNote:
         return "?"
 
 
-_INFLIGHT_KEY = pytest.StashKey[InflightNote]()
-
-
-def _progress(config, nodeid: str):
-    """The stage callback of an item: noted for the controller under xdist (elsewhere a
-    dying harness takes the whole run with it, and nothing is left to record it)."""
-    if not _is_worker(config):
-        return None
-    if _INFLIGHT_KEY not in config.stash:
-        config.stash[_INFLIGHT_KEY] = InflightNote(config.stash[_REPORTS_KEY],
-                                                   config.workerinput["workerid"])
-    note = config.stash[_INFLIGHT_KEY]
-    return lambda stage: note.note(nodeid, stage)
-
-
-_ENV_KEY = pytest.StashKey[dict]()
-
-
 def pytest_report_header(config):
     try:
         tc = settings_for(config).toolchain
@@ -304,9 +317,9 @@ class RunRecorder:
 
     def pytest_collectreport(self, report):
         config = self.config
-        if not report.failed or not report.nodeid.endswith(".toml") or _ENV_KEY not in config.stash:
+        if not report.failed or not report.nodeid.endswith(".toml") or session_of(config).env is None:
             return
-        _record(config, ItemRecord(case=ItemRef.of_nodeid(report.nodeid).case, item="(collect)",
+        session_of(config).record(ItemRecord(case=ItemRef.of_nodeid(report.nodeid).case, item="(collect)",
                                    outcome=COLLECT_ERROR, verdict=ERROR,
                                    message=str(report.longrepr)[-2000:], nodeid=report.nodeid))
 
@@ -316,16 +329,16 @@ class XdistRecorder(RunRecorder):
     leaves a result for the item it was running."""
 
     def pytest_configure_node(self, node):
-        node.workerinput["iree_run_id"] = self.config.stash[_RUN_ID_KEY]
-        node.workerinput["iree_shard_durations"] = self.config.stash.get(_DURATIONS_KEY, "")
+        node.workerinput["iree_run_id"] = session_of(self.config).run_id
+        node.workerinput["iree_shard_durations"] = session_of(self.config).durations
 
     def pytest_handlecrashitem(self, crashitem, report, sched):
         """xdist: a worker died while running `crashitem`; record it with its last stage,
         and kill its tools (re-parented here: this process is their subreaper)."""
         _kill_tools()
-        stage = InflightNote.stage_of(self.config.stash[_REPORTS_KEY], crashitem)
+        stage = InflightNote.stage_of(session_of(self.config).reports, crashitem)
         ref = ItemRef.of_nodeid(crashitem)
-        _record(self.config, ItemRecord(
+        session_of(self.config).record(ItemRecord(
             case=ref.case, item=ref.item, outcome=WORKER_CRASH,
             verdict=ERROR, message=f"the pytest worker died during the {stage} stage",
             stages=[StageResult(stage, CRASHED, "worker process died")], nodeid=crashitem))
@@ -390,11 +403,11 @@ class CaseItem(pytest.Item):
         try:
             result, v = self._run()
         except Exception as e:  # the harness's own failure: still a result, never lost
-            _record(self.config, self._harness_error(e))
+            session_of(self.config).record(self._harness_error(e))
             raise
         attempts = self._retry(result) if v.kind in (FAIL, XPASS) else []
         record = result.record(v, nodeid=self.nodeid, attempts=attempts)
-        _record(self.config, record)
+        session_of(self.config).record(record)
         if record.flaky:
             raise ItemFailure(f"FLAKY: {' then '.join(attempts)}: {v.message}", result)
         for key in ("outcome", "verdict", "compiler", "seconds", "compile_only"):
@@ -436,7 +449,7 @@ class CaseItem(pytest.Item):
 
     def _run(self):
         settings = settings_for(self.config)
-        result = self._result(settings, _progress(self.config, self.nodeid))
+        result = self._result(settings, session_of(self.config).progress(self.nodeid))
         return result, verdict(result, expectation_for(result, settings.toolchain.release))
 
     def repr_failure(self, excinfo, style=None):
@@ -541,9 +554,9 @@ def _kill_tools() -> None:
 
 def pytest_terminal_summary(terminalreporter, config):
     """Say which items ran compile-only, so a pass without a run is never silent."""
-    if _is_worker(config) or _ENV_KEY not in config.stash:
+    if _is_worker(config) or session_of(config).env is None:
         return
-    path = _writer(config).path
+    path = session_of(config).writer.path
     if not path.is_file():
         return
     _, items = read_results(path)

@@ -178,6 +178,18 @@ class Bounds:
     env: dict[str, str] = field(default_factory=dict)
 
 
+# The one table of default bounds, per kind of tool call: the run's (compile, run, the
+# PyTorch import), and triage's, whose many candidate compiles of a reduced program must
+# fail fast. pytest options and Settings take their defaults from here.
+BOUNDS = {
+    "compile": Bounds(timeout_s=300, memory_mb=8192),
+    "run": Bounds(timeout_s=120, memory_mb=8192),
+    "import": Bounds(timeout_s=300, memory_mb=8192),
+    "triage-compile": Bounds(timeout_s=120, memory_mb=8192),
+    "triage-run": Bounds(timeout_s=60, memory_mb=8192),
+}
+
+
 def display(argv) -> str:
     """The command as a person would paste it into a shell."""
     return shlex.join(str(a) for a in argv)

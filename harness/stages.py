@@ -27,7 +27,7 @@ from .case import Case, IrCheck
 from .compare import compare_outputs
 from .configuration import ATTENTION_OP, has_attention, left_after_strip, read_configurations
 from .outcomes import CRASHED, FAILED, GARBAGE, OK, OUT_OF_MEMORY, SKIPPED, TIMED_OUT
-from .process import Bounds, ProcessResult, crash_message, display, first_frame, last_diagnostic, run_bounded
+from .process import BOUNDS, Bounds, ProcessResult, crash_message, display, first_frame, last_diagnostic, run_bounded
 from .record import StageResult
 from .reference import load_arrays, npy_files
 from .toolchain import Toolchain
@@ -42,9 +42,9 @@ class Settings:
     """How this run calls tools; one per pytest session."""
     toolchain: Toolchain
     cache: Cache
-    compile_bounds: Bounds = Bounds(timeout_s=300, memory_mb=8192)
-    run_bounds: Bounds = Bounds(timeout_s=120, memory_mb=8192)
-    import_bounds: Bounds = Bounds(timeout_s=300, memory_mb=8192)
+    compile_bounds: Bounds = BOUNDS["compile"]
+    run_bounds: Bounds = BOUNDS["run"]
+    import_bounds: Bounds = BOUNDS["import"]
     target_options: targets.TargetOptions = targets.TargetOptions()
     python: str = sys.executable  # runs the torch job
     extra_flags: tuple[str, ...] = ()  # --iree-compile-flag: added to every compile

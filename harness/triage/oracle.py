@@ -31,7 +31,7 @@ from ..bug import Bug
 from ..cache import Cache
 from ..compare import compare_outputs
 from ..outcomes import PASS_OUTCOME, PROBE_BAD
-from ..process import Bounds
+from ..process import BOUNDS
 from ..runner import ItemResult
 from ..stages import Settings, compile_stage, ir_check, run_module
 from ..toolchain import Toolchain
@@ -107,8 +107,7 @@ class Question:
 
     def settings(self, side: Side) -> Settings:
         return Settings(toolchain=side.toolchain, cache=Cache(Path(self.work) / "cache"),
-                        compile_bounds=Bounds(timeout_s=120, memory_mb=8192),
-                        run_bounds=Bounds(timeout_s=60, memory_mb=8192))
+                        compile_bounds=BOUNDS["triage-compile"], run_bounds=BOUNDS["triage-run"])
 
 
 @dataclass
