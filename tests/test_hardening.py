@@ -198,7 +198,7 @@ def test_a_case_named_to_inject_is_refused_and_reported_escaped(runs, name, tmp_
 
 
 def test_repro_out_refuses_a_folder_it_did_not_write(tmp_path, monkeypatch):
-    from harness.bundle import refuse_foreign
+    from harness.bundle.write import refuse_foreign
 
     precious = tmp_path / "mine"
     precious.mkdir()
@@ -217,7 +217,7 @@ def test_repro_out_refuses_a_folder_it_did_not_write(tmp_path, monkeypatch):
 
 
 def test_a_bundle_script_gets_one_comment_line_whatever_the_header(tmp_path):
-    from harness.bundle import _run_sh
+    from harness.bundle.write import _run_sh
 
     script = _run_sh(["input.mlir", "-o", "module.vmfb"], None, "case\ntouch /tmp/pwned")
     assert "\ntouch" not in script and "# case touch /tmp/pwned" in script

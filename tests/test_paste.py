@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.paste import Indices, PastedRelease, steps
+from harness.bundle.paste import Indices, PastedRelease, steps
 
 FAKE_COMPILE = """#!/bin/sh
 # a fake iree-compile: fails on a program holding "BUG", else writes a module

@@ -1,6 +1,6 @@
 """The first phase where two releases part ways, from two fake phase dumps."""
 
-from harness.phases import first_difference, normalise, phases
+from harness.triage.phases import first_difference, normalise, phases
 
 
 def dump(folder, files):
@@ -49,7 +49,7 @@ def test_a_release_that_stopped_early_is_named_and_equal_dumps_agree(tmp_path):
 def test_dump_phases_of_a_real_compile(tmp_path):
     """The real iree-compile writes one file per phase, which `phases` reads in order."""
     from harness import toolchain
-    from harness.phases import dump_phases
+    from harness.triage.phases import dump_phases
 
     try:
         tc = toolchain.installed()

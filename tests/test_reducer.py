@@ -2,7 +2,8 @@
 
 import pytest
 
-from harness import reducer, toolchain
+from harness import toolchain
+from harness.triage import reducer
 
 MATMUL_EXP = """func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
   %cst = arith.constant 0.0 : f32

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.phases import differences
+from harness.triage.phases import differences
 from harness.triage import passes
 from harness.triage.program import SignatureError, inputs_for, signature, size
 

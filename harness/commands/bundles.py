@@ -30,7 +30,7 @@ def add_parsers(sub) -> dict:
 
 def cmd_repro(args) -> int:
     """One bundle per item: CASE::ITEM, or every matrix item of CASE."""
-    from ..bundle import write_bundle
+    from ..bundle.write import write_bundle
     from ..toolchain import resolve
 
     if args.release:
@@ -59,10 +59,10 @@ def cmd_repro(args) -> int:
 
 
 def cmd_run_bundle(args) -> int:
-    from ..bundle_run import run_bundle
+    from ..bundle.run import run_bundle
 
     if args.results:
-        from ..bundle_results import write_bundle_results
+        from ..bundle.results import write_bundle_results
 
         return write_bundle_results([Path(d) for d in args.bundles], args.results, args.device)
     status = 0

@@ -29,7 +29,7 @@ def add_parsers(sub) -> dict:
 
 def cmd_triage(args) -> int:
     """Bisect, reduce, localise, and write an upstream-ready bundle (harness/triage/)."""
-    from ..bundle import refuse_foreign
+    from ..bundle.write import refuse_foreign
     from ..triage.flow import triage
 
     case, item = parse_ref(args.item)

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import reducer
+from . import reducer
 from ..bug import Bug
 from ..case import Case
 from ..history import releases
@@ -33,7 +33,7 @@ from ..history.bisect import BisectResult
 from ..history.probe import bisect_item
 from ..item import ItemId, settings_with
 from ..outcomes import WRONG_NUMBERS
-from ..phases import PhaseDiff, differences, dump_phases, phases
+from .phases import PhaseDiff, differences, dump_phases, phases
 from ..reference import load_arrays, npy_files
 from ..stages import compile_flags, import_stage
 from ..toolchain import Toolchain

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import paste, targets
-from ..bundle import lay_out
+from .. import targets
+from ..bundle import paste
+from ..bundle.write import lay_out
 from ..outcomes import plain_words
 from ..reference import npy_files
 from ..stages import compile_stage, import_stage

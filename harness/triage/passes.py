@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..phases import normalise
+from .phases import normalise
 from ..process import Bounds, ProcessResult, run_bounded
 from ..toolchain import Toolchain
 

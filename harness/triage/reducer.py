@@ -8,7 +8,7 @@ iree/compiler/_mlir_libs/) exports `ireeReduceRunMain(argc, argv)` (seen in 2.9.
 
 The script gets a candidate file as its argument and exits 0 when the candidate is still
 interesting (shows the bug). The library runs in a child process (`python -m
-harness.reducer`), under the same bounds as any tool: a crash in the reducer is a
+harness.triage.reducer`), under the same bounds as any tool: a crash in the reducer is a
 recorded result, not a dead harness. The torch dialect is not registered in it: reduce
 the output of `iree-compile --compile-to=input`, not torch-dialect IR.
 """
@@ -20,9 +20,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .outcomes import OK
-from .process import Bounds, first_frame, run_bounded
-from .toolchain import Toolchain
+from ..outcomes import OK
+from ..process import Bounds, first_frame, run_bounded
+from ..toolchain import Toolchain
 
 SYMBOL = "ireeReduceRunMain"
 
@@ -46,7 +46,7 @@ def reduce(toolchain: Toolchain, mlir: Path, script: Path, out: Path,
     if not library.is_file():
         return Reduction(False, None, f"no {library.name} beside {toolchain.compile} "
                                       "(a tools dir without the compiler library cannot reduce)", 0.0)
-    proc = run_bounded([sys.executable, "-m", "harness.reducer", library, "-o", out, script, mlir],
+    proc = run_bounded([sys.executable, "-m", "harness.triage.reducer", library, "-o", out, script, mlir],
                        bounds, cwd=Path(__file__).resolve().parent.parent)
     if proc.status() != OK or not out.is_file():
         # Reducers of some releases crash on their own candidates (2.9.0 and 3.5.0 in

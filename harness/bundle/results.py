@@ -12,15 +12,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .bundle_run import execute
-from .case import CaseError
-from .refs import resolve_case
-from .outcomes import ERROR, HARNESS_ERROR, OK
-from .record import ItemRecord
-from .results import ResultsWriter, new_run_id
-from .runner import ItemResult, expectation_for, verdict
-from .stages import StageResult
-from .toolchain import release_of
+from ..case import CaseError
+from ..refs import resolve_case
+from ..outcomes import ERROR, HARNESS_ERROR, OK
+from ..record import ItemRecord
+from ..results import ResultsWriter, new_run_id
+from ..runner import ItemResult, expectation_for, verdict
+from ..stages import StageResult
+from ..toolchain import release_of
+from .run import execute
 
 
 def bundle_record(bundle: Path, device: str | None = None) -> tuple[ItemRecord, str]:

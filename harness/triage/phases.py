@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .process import Bounds, ProcessResult, run_bounded
-from .toolchain import Toolchain
+from ..process import Bounds, ProcessResult, run_bounded
+from ..toolchain import Toolchain
 
 _PHASE_FILE = re.compile(r".+\.(\d+)\.([\w-]+)\.mlir$")
 _NOISE = (

@@ -20,15 +20,16 @@ from pathlib import Path
 
 import numpy as np
 
-from . import paste, targets
-from .case import Case
-from .outcomes import plain_words
-from .process import last_diagnostic, strip_paths
-from .reference import npy_files
-from .results import environment
-from .runner import ItemResult
-from .stages import Settings, compile_flags, compile_stage, import_stage
-from .toolchain import release_of
+from .. import targets
+from ..case import Case
+from ..outcomes import plain_words
+from ..process import last_diagnostic, strip_paths
+from ..reference import npy_files
+from ..results import environment
+from ..runner import ItemResult
+from ..stages import Settings, compile_flags, compile_stage, import_stage
+from ..toolchain import release_of
+from . import paste
 
 HERE = Path(__file__).resolve().parent
 
@@ -217,8 +218,8 @@ def lay_out(out: Path, mlir: Path, vmfb: Path | None, inputs: list[Path], expect
     compile_args, run_args = _commands(flags, driver, function, len(inputs), len(expected))
     (out / "run.sh").write_text(_run_sh(compile_args, run_args, header))
     (out / "run.sh").chmod(0o755)
-    shutil.copy(HERE / "bundle_run.py", out / "run_bundle.py")
-    shutil.copy(HERE / "compare.py", out / "compare.py")
+    shutil.copy(HERE / "run.py", out / "run_bundle.py")
+    shutil.copy(HERE.parent / "compare.py", out / "compare.py")
     meta = {**meta, "flags": flags, "driver": driver, "function": function}
     (out / "bundle.json").write_text(json.dumps(meta, indent=1))
     steps = shlex.join(["iree-compile", *compile_args])
