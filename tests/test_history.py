@@ -306,3 +306,26 @@ def test_an_interim_failure_before_the_fix_is_recorded_and_never_good():
     assert (w.last_good, w.first_bad, w.last_bad, w.hidden_after, w.first_good) == \
         ("3.0.0", "3.1.0", "3.1.0", "3.2.0", "3.3.0")
     assert "unknown op 'foo'" in w.hidden_after_by
+
+
+def test_the_case_file_editor_writes_atomically_in_the_files_own_line_endings(tmp_path):
+    from harness.history.casefile import read_text, write_atomic
+
+    path = tmp_path / "case.toml"
+    path.write_bytes(b'title = "x"\r\n# a comment \xc3\xa9\r\n')
+    text = read_text(path)
+    assert text == 'title = "x"\n# a comment \u00e9\n'
+    write_atomic(path, text + "kind = \"compile\"\n")
+    assert path.read_bytes() == b'title = "x"\r\n# a comment \xc3\xa9\r\nkind = "compile"\r\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["case.toml"]  # no temporary file left
+    plain = tmp_path / "plain.toml"
+    write_atomic(plain, "a = 1\n")
+    assert plain.read_bytes() == b"a = 1\n"
+
+
+def test_scan_write_keeps_crlf_line_endings(releases):
+    releases.manifest.write_bytes(releases.manifest.read_bytes().replace(b"\n", b"\r\n"))
+    assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0
+    data = releases.manifest.read_bytes()
+    assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
+    assert load_case(releases.manifest).history.windows  # and it still loads

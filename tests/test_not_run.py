@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.expect_update import update_case
+from harness.history.update import update_case
 from harness.case import load_case
 from harness.record import ItemRecord, StageResult
 from harness.report.rundiff import diff_runs

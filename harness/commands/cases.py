@@ -142,7 +142,8 @@ def cmd_lint(args) -> int:
 
 def cmd_expect(args) -> int:
     """Rewrite cases' [[expect]] entries (and open windows) from a run's results."""
-    from ..expect_update import update_case
+    from ..history.casefile import write_atomic
+    from ..history.update import update_case
     from ..results import merge_results
 
     if not args.update:
@@ -165,7 +166,7 @@ def cmd_expect(args) -> int:
         for note in update.notes:
             print(f"# {slug}: {note}")
         if args.write:
-            update.case.manifest.write_text(update.new)
+            write_atomic(update.case.manifest, update.new)
     print(f"expect --update: {changed} case(s) {'rewritten' if args.write else 'would change (add --write)'}")
     return 0
 

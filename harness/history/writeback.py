@@ -9,7 +9,6 @@ releases) and the rest of the file, comments included, are kept.
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from pathlib import Path
@@ -20,26 +19,8 @@ from packaging.version import Version
 from ..bug import Bug
 from ..case import Case, Expectation, Window
 from ..item import ItemId
+from .casefile import header_of, read_text, split_blocks, toml_value, write_atomic
 from .window import Measured
-
-def split_blocks(text: str) -> list[str]:
-    """The file split at table headers (the preamble first), losslessly; comment lines
-    just above a header go with the table below them."""
-    starts = [m.start() for m in re.finditer(r"(?:^#[^\n]*\n)*^\[", text, re.M)]
-    starts = sorted(set([0] + starts))
-    return [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
-
-
-def header_of(block: str) -> str:
-    for line in block.splitlines():
-        if line.startswith("["):
-            return line.split("#")[0].strip()
-    return ""
-
-
-def toml_value(value) -> str:
-    return json.dumps(value)  # a JSON string or list of strings is a TOML basic string / array
-
 
 def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
     """The bug's [[expect]] entries, scoped to what was measured: per window, per target
@@ -127,7 +108,7 @@ def window_lines(w: Window) -> list[str]:
 def write_scan(case: Case, bug: Bug, measured: Measured) -> None:
     """Replace [history] and the [[expect]] entries that describe this bug; keep the rest."""
     kept = []
-    for block in split_blocks(case.manifest.read_text()):
+    for block in split_blocks(read_text(case.manifest)):
         header = header_of(block)
         if header in ("[history]", "[[history.window]]"):
             continue
@@ -137,7 +118,7 @@ def write_scan(case: Case, bug: Bug, measured: Measured) -> None:
     text = "".join(kept).rstrip() + "\n\n"
     text += "".join(b + "\n" for b in expectations_for(case, bug, measured))
     text += history_block(case, bug, measured)
-    Path(case.manifest).write_text(text)
+    write_atomic(Path(case.manifest), text)
 
 
 def _describes(block: str, bug: Bug, measured: Measured) -> bool:

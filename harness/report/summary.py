@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..case import issue_url
-from ..expect_update import update_command
 from ..outcomes import CELL_ERROR, CELL_STATES, FAIL, XPASS
 from ..record import ItemRecord
 from ..results import merge_results, read_results
@@ -19,6 +18,12 @@ from .quarantine import Entry, split_gate
 from .rundiff import RunDiff, diff_runs, gate
 
 MATRIX_COLUMNS = tuple(f"{t}-{o}" for t in TARGETS for o in OPT_LEVELS)
+
+
+def update_command(slug: str, results: list[Path]) -> str:
+    """What the report prints for a case with an unexpected pass or a new failure."""
+    return f"iree-regress expect --update {slug} --from {' '.join(map(str, results))} --write"
+
 
 def cell_label(item: ItemRecord) -> str:
     state = item.cell_state

@@ -16,7 +16,7 @@ from collections import defaultdict
 from packaging.version import Version
 
 from ..history.message import derive_match
-from ..history.writeback import toml_value
+from ..history.casefile import toml_value
 from ..outcomes import FAIL, PASS_OUTCOME, WRONG_NUMBERS, XFAIL
 from ..record import ItemRecord
 from ..signatures import signature_of

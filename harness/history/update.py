@@ -21,13 +21,13 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from .case import Case
-from .history.message import derive_match
-from .history.writeback import header_of, split_blocks, toml_value
-from .item import ItemId
-from .outcomes import FAIL, PASS_OUTCOME, XPASS
-from .record import ItemRecord
-from .toolchain import release_of
+from ..case import Case
+from ..item import ItemId
+from ..outcomes import FAIL, PASS_OUTCOME, XPASS
+from ..record import ItemRecord
+from ..toolchain import release_of
+from .casefile import header_of, read_text, split_blocks, toml_value
+from .message import derive_match
 
 
 @dataclass
@@ -70,7 +70,7 @@ def _narrowed(spec: str, release: Version) -> str:
 
 def update_case(case: Case, records: list[ItemRecord]) -> Update:
     """The case's manifest rewritten from its `records` (one run, one release)."""
-    old = case.manifest.read_text()
+    old = read_text(case.manifest)
     notes: list[str] = []
     changed = [r for r in records if r.verdict in (FAIL, XPASS)]
     if not changed:
@@ -134,10 +134,5 @@ def _close_open_window(case: Case, blocks: list[str], by_item: dict[str, ItemRec
         blocks[last] = blocks[last].rstrip("\n") + f"\nfirst_good = {toml_value(str(release))}\n\n"
         notes.append(f"window {case.history.windows[-1].first_bad}..: first_good = {release}")
     return blocks
-
-
-def update_command(slug: str, results: list[Path]) -> str:
-    """What the report prints for a case with an unexpected pass or a new failure."""
-    return f"iree-regress expect --update {slug} --from {' '.join(map(str, results))} --write"
 
 
