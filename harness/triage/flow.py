@@ -326,15 +326,28 @@ def where(t: Triage, work: Path) -> None:
         dump_phases(side.toolchain, program, list(side.flags), dumps[name])
     # The first phase that differs may differ by noise (a renamed dispatch): the culprit is
     # the first one whose output carries the bug across releases.
-    confirmed = False
+    confirmed, untested = False, None
     for diff in differences(dumps["good"], dumps["bad"],
                             labels=(f"IREE {t.good.compiler_version}", f"IREE {t.bad.compiler_version}")):
         t.phase = diff
         t.say(f"where: phase {diff.phase} differs"
               f"{' (' + diff.missing + ')' if diff.missing else ''}")
-        confirmed = bool(diff.missing) or _confirm(t, dumps)
-        if confirmed:
+        swapped = True if diff.missing else _confirm(t, dumps)
+        if swapped is None and untested is None:
+            untested = diff  # neither release could compile the other's output: not excluded
+        if swapped:
+            confirmed = True
             break
+    if confirmed and untested is not None:
+        # The bug is in the IR by the end of the confirmed phase; an earlier phase that
+        # differs and could not be swapped may hold it: name the earliest, unconfirmed.
+        line = (f"{untested.phase}: the releases cannot compile each other's output, so the swap could "
+                f"not test it; the bug follows the IR from {t.phase.phase} on, so the culprit is in "
+                f"{untested.phase} or a phase after it up to {t.phase.phase}")
+        t.confirmation.append(line)
+        t.say("where: " + line)
+        t.problems.append(f"the phase {untested.phase} is named unconfirmed (its output could not be swapped)")
+        t.phase = untested
     if t.phase is None:
         t.say("where: every phase's output is the same on both releases")
     elif not confirmed:
@@ -354,9 +367,9 @@ def _phase_file(folder: Path, phase: str) -> Path | None:
     return next((p for _, name, p in phases(folder) if name == phase), None)
 
 
-def _confirm(t: Triage, dumps: dict[str, Path]) -> bool:
+def _confirm(t: Triage, dumps: dict[str, Path]) -> bool | None:
     """Swap the phase's outputs between the releases: the bug should follow the bad one.
-    True when both swaps say so."""
+    True when both swaps say so; None when neither could be tested."""
     q, phase = t.question, t.phase.phase
     reference = None
     if q.mode == "differential":
@@ -365,17 +378,19 @@ def _confirm(t: Triage, dumps: dict[str, Path]) -> bool:
               _phase_file(dumps["good"], phase), q.bad, False),
              (f"the good release compiling the bad release's {phase} output onward",
               _phase_file(dumps["bad"], phase), q.good, True))
-    agree = True
+    results = []
     for label, file, side, wanted in swaps:
         shown, detail = shows_bug(q, side, file, (f"--compile-from={phase}",), reference)
-        agree = agree and shown is wanted
         verdict = ("as expected" if shown is wanted else
                    "inconclusive" if shown is None else "AGAINST the phase")
         line = f"{label}: {'shows the bug' if shown else 'no bug' if shown is False else 'neither'} " \
                f"({verdict}; {detail[:140]})"
         t.confirmation.append(line)
         t.say("where: " + line)
-    return agree
+        results.append(None if shown is None else shown is wanted)
+    # True: the bug followed the bad release's output both ways; None: no swap could be
+    # compiled (the releases cannot read each other's IR here); False: against the phase.
+    return False if False in results else None if None in results and not any(results) else all(results)
 
 
 def _pass_in_phase(t: Triage, dumps: dict[str, Path], work: Path) -> None:
