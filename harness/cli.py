@@ -14,7 +14,7 @@
     iree-regress repro CASE[::ITEM] --out DIR      reproducer bundle(s): input, module, run.sh, ISSUE.md
     iree-regress run-bundle DIR...                 run bundled modules here (runtime + numpy only)
     iree-regress triage CASE::ITEM --out DIR       bisect, reduce, find the phase and pass: ISSUE.md
-    iree-regress history NIGHTS_DIR [--out F]       outcomes and measurements over recent nights
+    iree-regress nights NIGHTS_DIR [--out F]        outcomes and measurements over recent nights
     iree-regress expect --update [SLUG...] --from RESULTS [--write]
                                                    expectations rewritten from measured results
     iree-regress new-case SLUG --from-mlir F | --from-torch M.py:Class --issue owner/repo#N

@@ -56,7 +56,7 @@ def test_perf_flags_are_a_list_of_their_own_and_gate_only_when_asked(tmp_path):
         (history / f"night{i:02}.jsonl").write_text(
             json.dumps({"type": "run", "run_id": f"202611{10 + i}T060000-1"}) + "\n"
             + json.dumps(night["a::cpu-O3"].as_dict()) + "\n")
-    args = ["report", str(results), "--history", str(history), "--out", str(tmp_path / "r")]
+    args = ["report", str(results), "--nights-dir", str(history), "--out", str(tmp_path / "r")]
     assert cli_main(args + ["--fail-on-regression"]) == 0  # a slower compile is not a failure
     assert cli_main(args + ["--fail-on-perf"]) == 1
     assert "## Performance: 1 change(s)" in (tmp_path / "r" / "summary.md").read_text()

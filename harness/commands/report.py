@@ -1,5 +1,6 @@
 """The report commands: `report` (a run's Markdown + HTML report and its gate) and
-`history` (history.html over recent nights). cli.py registers them."""
+`nights` (nights.html over recent nights; "history" is a case's releases, harness/history/).
+cli.py registers them."""
 
 from __future__ import annotations
 
@@ -8,16 +9,18 @@ import time
 from pathlib import Path
 
 def add_parsers(sub) -> dict:
-    hs = sub.add_parser("history", help="history.html: outcomes and measurements over recent nights")
+    # "history" stays as an old spelling of the command: workflows that call it keep working.
+    hs = sub.add_parser("nights", aliases=["history"],
+                        help="nights.html: outcomes and measurements over recent nights")
     hs.add_argument("nights_dir", type=Path, help="one results file per night (*.jsonl or */results.jsonl)")
     hs.add_argument("--last", type=int, default=30, help="how many recent nights")
-    hs.add_argument("--out", type=Path, default=Path("reports/history.html"))
+    hs.add_argument("--out", type=Path, default=Path("reports/nights.html"))
     rp = sub.add_parser("report", help="Markdown + HTML report from results.jsonl")
     rp.add_argument("results", nargs="*", type=Path, default=[Path("reports/results.jsonl")],
                     help="one run's results, or the shards of one run (merged)")
-    rp.add_argument("--history", type=Path, default=None,
+    rp.add_argument("--nights-dir", "--history", dest="nights_dir", type=Path, default=None,
                     help="a folder of earlier nights' results: measurements are compared with them")
-    rp.add_argument("--nights", type=int, default=14, help="with --history: how many recent nights")
+    rp.add_argument("--nights", type=int, default=14, help="with --nights-dir: how many recent nights")
     rp.add_argument("--fail-on-perf", action="store_true",
                     help="exit 1 when a measurement left its item's own noise (see harness/perf.py)")
     rp.add_argument("--quarantine", type=Path, default=Path("quarantine.toml"),
@@ -28,7 +31,7 @@ def add_parsers(sub) -> dict:
     rp.add_argument("--fail-on-regression", action="store_true",
                     help="exit 1 when the gate fails: new failures, unexpected passes, errors "
                          "(cases not loaded, harness errors, dead workers), vanished items")
-    return {"report": cmd_report, "history": cmd_history}
+    return {"report": cmd_report, "nights": cmd_nights, "history": cmd_nights}
 
 
 def cmd_report(args) -> int:
@@ -44,10 +47,10 @@ def cmd_report(args) -> int:
     except quarantine.QuarantineError as e:
         raise SystemExit(f"iree-regress: {e}") from None
     nights = []
-    if args.history:
+    if args.nights_dir:
         from ..report.nights import load_nights
 
-        nights = [n.items for n in load_nights(args.history, args.nights)]
+        nights = [n.items for n in load_nights(args.nights_dir, args.nights)]
     model = build(args.results, args.previous, held, nights=nights)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -79,8 +82,8 @@ def cmd_report(args) -> int:
     return 1 if args.fail_on_regression and gate else 0
 
 
-def cmd_history(args) -> int:
-    """history.html over a folder of nights."""
+def cmd_nights(args) -> int:
+    """nights.html over a folder of nights."""
     from ..report.nights import load_nights, page
 
     start = time.monotonic()

@@ -3,7 +3,7 @@
     NIGHTS/<anything>.jsonl  or  NIGHTS/<night>/results.jsonl      one night each
 
 Nights are ordered by the run id in their header (it starts with the date and time),
-else by name. `iree-regress history NIGHTS` writes history.html: per case and item the
+else by name. `iree-regress nights NIGHTS` writes nights.html: per case and item the
 outcome over the last nights as a strip of cells, when each failure was first and last
 seen, how often the item flipped, and trend lines of its measurements (inline SVG: the
 page needs no network).
@@ -105,7 +105,7 @@ def page(nights: list[Night]) -> str:
         rows.append(f"<tr><td>{e(h.key)}</td><td class='strip'>{strip}</td><td>{e(h.first_seen)}</td>"
                     f"<td>{e(h.last_seen)}</td><td>{h.flips}</td>{trends}</tr>")
     names = f"{e(nights[0].name)} .. {e(nights[-1].name)}" if nights else "none"
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>iree-regress history</title>"
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>iree-regress nights</title>"
             f"<style>{_CSS}</style></head><body><h1>iree-regress: {len(nights)} nights ({names})</h1>"
             "<table><tr><th>item</th><th>outcome per night (oldest first)</th><th>failing since</th>"
             "<th>last failed</th><th>flips</th><th>compile s</th><th>module bytes</th><th>run s</th></tr>"
