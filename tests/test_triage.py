@@ -292,3 +292,29 @@ def test_a_matrix_item_of_a_wrong_numbers_or_ir_bug_is_triaged_by_its_numbers():
     ir = SimpleNamespace(bug=bug, item=ItemId.parse("ir-column-store-fold"))
     assert (_item_outcomes(matrix), _mode(matrix)) == (("compare-fail",), "differential")
     assert (_item_outcomes(ir), _mode(ir)) == (("ir-fail",), "ir")
+
+
+FAKE_OPT = """#!/bin/sh
+# a fake iree-opt: copies its input to -o, appending {extra!r}; exits {code}
+in="$1"; out=""; prev=""
+for a; do [ "$prev" = "-o" ] && out="$a"; prev="$a"; done
+[ {code} -ne 0 ] && {{ echo "error: unknown pass" >&2; exit {code}; }}
+cat "$in" > "$out"; printf '%s\\n' {extra!r} >> "$out"
+"""
+
+
+def _opt(folder, name, extra="", code=0):
+    tool = folder / name
+    tool.write_text(FAKE_OPT.format(extra=extra, code=code))
+    tool.chmod(0o755)
+    return tool
+
+
+def test_the_named_pass_is_rerun_alone_with_both_releases_tools(tmp_path):
+    found = passes.PassDiff("iree-foo", "FooPass", before="util.func @main() {}\n", anchor="util.func")
+    same = passes.rerun_alone({"good": _opt(tmp_path, "a", "x"), "bad": _opt(tmp_path, "b", "x")}, found, tmp_path)
+    assert same[0] is False and "the same module" in same[1] and "util.func(iree-foo)" in same[1]
+    differ = passes.rerun_alone({"good": _opt(tmp_path, "c", "x"), "bad": _opt(tmp_path, "d", "y")}, found, tmp_path)
+    assert differ[0] is True and "different modules" in differ[1]
+    broken = passes.rerun_alone({"good": _opt(tmp_path, "e", code=1), "bad": _opt(tmp_path, "f")}, found, tmp_path)
+    assert broken[0] is None and "unknown pass" in broken[1]

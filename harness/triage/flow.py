@@ -66,6 +66,8 @@ class Triage:
     phase: PhaseDiff | None = None
     confirmation: list[str] = field(default_factory=list)
     pass_diff: passes.PassDiff | None = None
+    pass_confirmed: bool | None = None  # the pass alone parts the releases (None: not run)
+    pass_check: str = ""
     failing_pass: str = ""
     crash_reproducer: Path | None = None
     problems: list[str] = field(default_factory=list)
@@ -407,6 +409,15 @@ def _pass_in_phase(t: Triage, dumps: dict[str, Path], work: Path) -> None:
     if t.pass_diff.only_bad or t.pass_diff.only_good:
         t.say(f"where: passes that changed the module in one release's {phase} only: "
               f"bad {', '.join(t.pass_diff.only_bad) or '-'}; good {', '.join(t.pass_diff.only_good) or '-'}")
+    if t.pass_diff.argument:
+        tools = {"good": t.question.good.toolchain.opt, "bad": t.question.bad.toolchain.opt}
+        t.pass_confirmed, why = passes.rerun_alone(tools, t.pass_diff, work)
+        t.say(f"where: {t.pass_diff.argument} alone: "
+              f"{'confirmed' if t.pass_confirmed else 'unconfirmed' if t.pass_confirmed is False else 'not checked'}: {why}")
+        if t.pass_confirmed is False and t.pass_diff.argument in t.pass_diff.only_bad:
+            why += ("; it changes the module only in the bad release's pipeline: the pass was added or "
+                    "turned on there, and its own code behaves the same in both releases")
+        t.pass_check = why
 
 
 def _pass_diff(t: Triage, work: Path, runs: dict[str, tuple[Path, Path, list[str]]]) -> passes.PassDiff:

@@ -167,6 +167,7 @@ def write_issue(t, out: Path) -> None:
         "reduced_check": t.reduced_check[1] if t.reduced_check else "",
         "phase": t.phase.phase if t.phase else "", "phase_missing": t.phase.missing if t.phase else "",
         "confirmation": t.confirmation, "pass": t.pass_diff.argument if t.pass_diff else "",
+        "pass_confirmed": t.pass_confirmed, "pass_check": t.pass_check,
         "failing_pass": t.failing_pass})
     (out / "TRIAGE.json").write_text(json.dumps(data, indent=1, default=str))
     # Messages name the files the triage compiled; the reader has them as input.mlir.
@@ -235,6 +236,10 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
             if t.pass_diff.good_instead else ""
         lines += ["", f"The pass after which the bad release never again holds a module the good release produced "
                       f"(`--mlir-print-ir-after-change`): **{t.pass_diff.argument or 'none'}**{instead}."]
+        if t.pass_check:
+            verdict = {True: "confirmed", False: "not confirmed", None: "not checked"}[t.pass_confirmed]
+            lines.append(f"Run alone by both releases' iree-opt on the same module (the bad release's, just "
+                         f"before it): {verdict}: {t.pass_check}.")
         if t.pass_diff.only_bad or t.pass_diff.only_good:
             lines += ["", "Passes that changed the module in one release's pipeline only (the first suspects "
                           "when the named pass did the same in both):"]

@@ -26,7 +26,8 @@ from .phases import normalise
 from ..process import Bounds, ProcessResult, run_bounded
 from ..toolchain import Toolchain
 
-_HEADER = re.compile(r"^// -----// IR Dump After (\S+?)(?: Failed)? \(([^)]*)\).*//----- //\s*$", re.M)
+_HEADER = re.compile(r"^// -----// IR Dump After (\S+?)(?: Failed)? \(([^)]*)\)(?: \('([\w.]+)' operation[^)]*\))?.*//----- //\s*$",
+                     re.M)
 _PIPELINE = re.compile(r'pipeline:\s*"((?:[^"\\]|\\.)*)"')
 PRINT_CHANGES = ("--mlir-print-ir-after-all", "--mlir-print-ir-after-change",
                  "--mlir-print-ir-module-scope", "--mlir-disable-threading")
@@ -37,6 +38,8 @@ class PassState:
     name: str  # the pass's class, e.g. PropagateLinalgTransposePass
     argument: str  # its flag, e.g. iree-global-opt-propagate-linalg-transpose
     ir: tuple[str, ...]  # the module after it, normalised
+    raw: str = ""  # the module after it, as printed (to run the next pass on)
+    anchor: str = ""  # the op the pass runs on, e.g. func.func
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class PassDiff:
     # when the named pass itself did the same thing in both (a pass one release lacks).
     only_bad: tuple[str, ...] = ()
     only_good: tuple[str, ...] = ()
+    before: str = ""  # the bad release's module just before the culprit, as printed
+    anchor: str = ""  # the op the culprit runs on
 
 
 def states(dump: str) -> list[PassState]:
@@ -57,7 +62,8 @@ def states(dump: str) -> list[PassState]:
     found = []
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(dump)
-        found.append(PassState(head.group(1), head.group(2), tuple(normalise(dump[head.end():end]))))
+        raw = dump[head.end():end]
+        found.append(PassState(head.group(1), head.group(2), tuple(normalise(raw)), raw, head.group(3) or ""))
     return found
 
 
@@ -69,9 +75,9 @@ def first_changed_pass(good_start: str, good_dump: str, bad_start: str, bad_dump
     pass that changes the module in a way a later pass undoes (a different canonical
     form) is not the culprit: the last point of agreement decides. `labels` name the
     releases in the diff."""
-    good = [PassState("", "(start)", tuple(normalise(good_start)))] + states(good_dump)
+    good = [PassState("", "(start)", tuple(normalise(good_start)), good_start)] + states(good_dump)
     seen = {s.ir: i for i, s in enumerate(good)}  # module -> its last position in good
-    bad = [PassState("", "(start)", tuple(normalise(bad_start)))] + states(bad_dump)
+    bad = [PassState("", "(start)", tuple(normalise(bad_start)), bad_start)] + states(bad_dump)
     changed = ({s.argument for s in good[1:]}, {s.argument for s in bad[1:]})
     only = dict(only_good=tuple(sorted(changed[0] - changed[1])), only_bad=tuple(sorted(changed[1] - changed[0])))
     agreed = max((i for i, s in enumerate(bad) if s.ir in seen), default=None)
@@ -89,7 +95,41 @@ def first_changed_pass(good_start: str, good_dump: str, bad_start: str, bad_dump
     diff = difflib.unified_diff(list(reference), list(culprit.ir), reference_label,
                                 f"{labels[1]} after {culprit.argument}", n=context, lineterm="")
     return PassDiff(culprit.argument, culprit.name, after.argument if after else "",
-                    tuple(diff)[:max_lines], **only)
+                    tuple(diff)[:max_lines], **only, before=bad[agreed].raw, anchor=culprit.anchor)
+
+
+# Where a pass that runs on an op may sit: at the top, or inside an executable's variant.
+_NESTINGS = ("builtin.module({})", "builtin.module({anchor}({}))",
+             "builtin.module(hal.executable(hal.executable.variant(builtin.module({anchor}({})))))")
+
+
+def rerun_alone(tools: dict[str, Path], found: PassDiff, work: Path,
+                bounds: Bounds = Bounds(timeout_s=120)) -> tuple[bool | None, str]:
+    """The named pass alone, run by each release's iree-opt on the same module (the bad
+    release's, just before the pass): (True, why) when the releases' outputs differ, the
+    pass confirmed; (False, why) when they agree; (None, why) when it could not be run."""
+    if not found.argument or not found.before:
+        return None, "no pass to rerun"
+    source = work / "before-culprit.mlir"
+    source.write_text(found.before)
+    anchors = [f"builtin.module({found.argument})"] if found.anchor in ("", "builtin.module") else \
+        [n.format(found.argument, anchor=found.anchor) for n in _NESTINGS[1:]]
+    why = ""
+    for pipeline in anchors:
+        outputs = {}
+        for name, tool in tools.items():
+            out = work / f"alone-{name}.mlir"
+            proc = run_bounded([tool, source, f"--pass-pipeline={pipeline}", "-o", out], bounds)
+            if not proc.ok:
+                last = proc.stderr_tail().strip().splitlines()
+                why = f"{name}'s iree-opt: {last[-1][:200] if last else proc.status()}"
+                break
+            outputs[name] = tuple(normalise(out.read_text()))
+        if len(outputs) == len(tools):
+            same = len(set(outputs.values())) == 1
+            return (not same, f"`{pipeline}` on both releases: "
+                    + ("the same module (the pass alone does not part them)" if same else "different modules"))
+    return None, f"could not run the pass alone ({why})"
 
 
 def print_changes(tool: Path, start: Path, args: list[str], out: Path,
