@@ -150,9 +150,16 @@ def when(t: Triage, source, good: str | None, bad: str | None, which: str | None
             return True
         t.say(f"when: no answer over {span[0]} .. {span[-1]}: "
               f"{result.error or 'undecided: ' + ', '.join(result.undecided)}")
+        if not result.error and result.undecided:
+            # Another failure hides the boundary between two decided releases: they are
+            # the nearest good and bad there are; the releases between are said.
+            t.problems.append(f"the boundary lies somewhere in {', '.join(result.undecided)} (they fail another "
+                              f"way); triaged between {result.first_bad} (bad) and {result.last_good} (good)")
+            _take(t, result.last_good, result.first_bad, source)
+            return True
     window = t.case.history.windows[-1] if t.case.history.windows and not (good and bad) else None
     if window is None or not window.last_good:
-        t.problems.append(f"bisect found no boundary: {t.bisect.error if t.bisect else ''}")
+        t.problems.append(f"bisect found no boundary: {(t.bisect.error if t.bisect else '') or 'no decided releases'}")
         return False
     # The release before the onset shows another outcome (it cannot read the program, say):
     # the window `prove --scan` measured is the boundary; the oracle decides what it means.
@@ -249,9 +256,14 @@ def choose_start(t: Triage, starts: list[tuple[Path, str]]) -> bool:
             t.question, t.start, t.start_note, t.start_check = q, path, note, why
             return True
         whys.append(f"{note}: {why[:200]}")
-    # E.g. the good release fails the same way on the bad one's input IR: the onset is the
-    # importer's (an op it could not read before), or the bug is in the input conversion.
-    t.problems.append("no program shows the bug on the bad release and not on the good one; "
+    # Each release compiles the other's input IR the same way: the releases part ways before
+    # IREE's input phase, in the frontend's import (torch-mlir's lowering), which iree-reduce
+    # and the phase dumps cannot see.
+    imported = t.case.torch_model is not None and starts and all(
+        "input` output" in note for _, note in starts)
+    t.problems.append(("the bug is in the frontend's import (torch-mlir), before IREE's input phase: "
+                       "both releases behave the same on each release's input IR; "
+                       if imported else "no program shows the bug on the bad release and not on the good one; ")
                       + "; ".join(whys or ["nothing to start from"]))
     return False
 
