@@ -124,6 +124,10 @@ def when(t: Triage, source, good: str | None, bad: str | None, which: str | None
                 # No release before it passes, and it is still open: no good end to search from.
                 t.problems.append(f"no good release to bisect from: up to {w.hidden_before} the items fail "
                                   f"another way ({w.hidden_by}), and the window is open; give --good and --bad")
+            elif w is not None:
+                # It shows on the oldest release measured and is still open: nothing passes.
+                t.problems.append(f"no good release to bisect from: the bug shows on every release measured "
+                                  f"({t.case.history.describe()}); give --good and --bad")
             else:
                 t.problems.append("the case has no measured window: give --good and --bad")
             return False
