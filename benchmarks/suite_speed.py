@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from harness.outcomes import SKIPPED  # noqa: E402
 from harness.results import read_results  # noqa: E402
 from harness.toolchain import installed  # noqa: E402
 
@@ -51,11 +52,10 @@ def recorded_commands(results: Path) -> list[str]:
     _, items = read_results(results)
     seen, commands = set(), []
     for item in items:
-        for stage in item.stages:
-            cmd = stage.get("command")
-            if cmd and cmd not in seen and stage["status"] != "skip":
-                seen.add(cmd)
-                commands.append(cmd)
+        for stage in item.stages:  # typed records (harness/record.py)
+            if stage.command and stage.command not in seen and stage.status != SKIPPED:
+                seen.add(stage.command)
+                commands.append(stage.command)
     return commands
 
 

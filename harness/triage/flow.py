@@ -32,7 +32,7 @@ from ..history import releases
 from ..history.bisect import BisectResult
 from ..history.probe import bisect_item
 from ..item import ItemId, settings_with
-from ..outcomes import WRONG_NUMBERS
+from ..outcomes import PASS_OUTCOME, WRONG_NUMBERS
 from .phases import PhaseDiff, differences, dump_phases, phases
 from ..reference import load_arrays, npy_files
 from ..stages import compile_flags, import_stage
@@ -252,7 +252,7 @@ def choose_start(t: Triage, starts: list[tuple[Path, str]]) -> bool:
     whys = []
     for path, note in starts:
         good_outcome = observe(t.question, t.question.good, path, t.bug.needs_device()).result.outcome \
-            if t.question.mode != "differential" else "pass"
+            if t.question.mode != "differential" else PASS_OUTCOME
         q = t.question.with_good_outcome(good_outcome)
         yes, why = interesting(q, path)
         t.say(f"reduce: start from {note}: {'shows the bug' if yes else 'no'} ({why[:160]})")

@@ -25,7 +25,7 @@ import numpy as np
 from .. import targets
 from ..bundle import paste
 from ..bundle.write import lay_out
-from ..outcomes import plain_words
+from ..outcomes import PASS_OUTCOME, plain_words
 from ..reference import npy_files
 from ..stages import compile_stage, import_stage
 from ..toolchain import release_of
@@ -221,7 +221,7 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
         lines.append(f"Observed on {bad_v}: {(t.reduced_check or (0, t.start_check))[1][:600]}")
         runs = t.bug.needs_device() or q.mode == "ir"
         done = "the check passes" if q.mode == "ir" else "it compiles and runs" if runs else "it compiles"
-        lines.append(f"Expected: as on {good_v}, {done}." if q.good_outcome == "pass"
+        lines.append(f"Expected: as on {good_v}, {done}." if q.good_outcome == PASS_OUTCOME
                      else f"Expected: not this bug; {good_v} {plain_words(q.good_outcome)} (another failure) here.")
     lines += ["", "## Where in the compiler", ""]
     if t.phase is not None:
