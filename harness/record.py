@@ -190,3 +190,14 @@ class ItemRecord:
         values["stages"] = [StageResult.from_dict(s) for s in values.get("stages") or ()
                             if isinstance(s, dict)]
         return cls(**values)
+
+
+def stages_of_bundle_run(found: dict) -> list[StageResult]:
+    """The run (and compare) stages of a bundle run elsewhere: bundle/run.py is carried
+    into bundles and cannot import these types, so its result is a dict, read here only."""
+    ran = found["stage"] == "run"
+    stages = [StageResult("run", found["status"] if ran else OK, found["detail"] if ran else "",
+                          found["log"], found.get("command", ""), found["seconds"])]
+    if found["stage"] == "compare":
+        stages.append(StageResult("compare", found["status"], found["detail"]))
+    return stages

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..case import CaseError
 from ..refs import resolve_case
 from ..outcomes import ERROR, HARNESS_ERROR, OK
-from ..record import ItemRecord
+from ..record import ItemRecord, stages_of_bundle_run
 from ..results import ResultsWriter, new_run_id
 from ..runner import ItemResult, expectation_for, verdict
 from ..stages import StageResult
@@ -35,11 +35,7 @@ def bundle_record(bundle: Path, device: str | None = None) -> tuple[ItemRecord, 
     compiler = meta.get("environment", {}).get("compiler_version", "")
     result = ItemResult(case, meta["item"], meta["target"], meta["opt_level"], None, compiler)
     result.stages.append(StageResult("compile", OK, f"compiled where the bundle was made ({bundle.name})"))
-    run_status = found["status"] if found["stage"] == "run" else OK
-    result.stages.append(StageResult("run", run_status, found["detail"] if found["stage"] == "run" else "",
-                                     found["log"], found.get("command", ""), found["seconds"]))
-    if found["stage"] == "compare":
-        result.stages.append(StageResult("compare", found["status"], found["detail"]))
+    result.stages += stages_of_bundle_run(found)
     v = verdict(result, expectation_for(result, release_of(compiler)))
     return result.record(v, nodeid=f"bundle:{bundle}"), found["device"]
 

@@ -166,8 +166,8 @@ def judge(run: ReleaseRun, role: str, bug: Bug) -> Check:
     return Check(run.version, role, None if undecided else True, outcomes)
 
 
-_WANT = {"last_good": "pass", "hidden": "other", "first_bad": "bug", "last_bad": "bug", "newest": "bug",
-         "first_good": "pass", "guard": "pass"}
+_WANT = {"last_good": PASS_OUTCOME, "hidden": "other", "first_bad": "bug", "last_bad": "bug", "newest": "bug",
+         "first_good": PASS_OUTCOME, "guard": PASS_OUTCOME}
 
 
 def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSource = ReleaseSource(),
