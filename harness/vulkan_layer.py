@@ -65,7 +65,7 @@ def env_for(run_module: str) -> tuple[tuple[str, str], ...]:
     itself (a tools dir has no release version to go by): nothing when it lists a device
     as it is; the layer when it lists one only through it; else nothing (its vulkan items
     stay compile-only, and why_hidden says why)."""
-    if targets.list_devices(run_module, "vulkan"):
+    if targets.list_devices(run_module, "vulkan", ()):
         return ()
     folder, _ = build()
     if folder is None:
@@ -76,7 +76,7 @@ def env_for(run_module: str) -> tuple[tuple[str, str], ...]:
 
 def why_hidden(run_module: str) -> str:
     """For a compile-only vulkan item: why this runtime shows no device."""
-    if env_for(run_module) or targets.list_devices(run_module, "vulkan"):
+    if env_for(run_module) or targets.list_devices(run_module, "vulkan", ()):
         return ""
     folder, problem = build()
     if folder is None:
