@@ -61,6 +61,18 @@ class Definition:
         text = " or ".join(self.outcomes)
         return text + (f" matching /{self.match.pattern}/" if self.match else "")
 
+    def expected_by(self, outcome: str, match: re.Pattern | None, texts=()) -> bool:
+        """Whether an expectation of `outcome` matching `match` is about this definition: its
+        outcome, and its message (the same regex, one naming the other's text, one that
+        finds what the bug printed in `texts`), or either has none."""
+        if outcome not in self.outcomes:
+            return False
+        if match is None or self.match is None:
+            return True
+        mine = self.match
+        return (match.pattern == mine.pattern or bool(match.search(mine.pattern))
+                or bool(mine.search(match.pattern)) or any(match.search(t) for t in texts))
+
 
 @dataclass(frozen=True)
 class Bug:
@@ -137,20 +149,8 @@ class Bug:
         return State(PROBE_UNDECIDED, f"unrelated outcome {outcome}")
 
     def expected_by(self, outcome: str, match: re.Pattern | None, texts=()) -> bool:
-        """Whether an expectation of `outcome` matching `match` is about this bug (any of
-        its windows): its outcome is the bug's, and its message is the bug's (the same
-        regex, one naming the other's text, one that finds what the bug printed in
-        `texts`), or either has none."""
-        for d in self.definitions():
-            if outcome not in d.outcomes:
-                continue
-            if match is None or d.match is None:
-                return True
-            mine = d.match
-            if (match.pattern == mine.pattern or match.search(mine.pattern) or mine.search(match.pattern)
-                    or any(match.search(t) for t in texts)):
-                return True
-        return False
+        """Whether an expectation is about this bug: about any of its windows' definitions."""
+        return any(d.expected_by(outcome, match, texts) for d in self.definitions())
 
 
 def _release(compiler: str) -> Version | None:

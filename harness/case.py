@@ -373,17 +373,20 @@ def read_expectations(top: _Reader, ir_names: list[str] = (), extra: set[str] = 
     return tuple(expectations)
 
 
+def _one_or_many(r: _Reader, key: str) -> tuple[str, ...]:
+    """A field that holds one string or a list of them."""
+    raw = r.table.get(key, [])
+    return (raw,) if isinstance(raw, str) else tuple(r.str_list(key, ()))
+
+
 def _outcomes(r: _Reader, key: str) -> tuple[str, ...]:
     """An outcome or a list of them."""
-    raw = r.table.get(key, [])
-    names = [raw] if isinstance(raw, str) else list(r.str_list(key, ()))
-    return tuple(_outcome(r, key, o) for o in names)
+    return tuple(_outcome(r, key, o) for o in _one_or_many(r, key))
 
 
 def _same_as(e: _Reader) -> tuple[str, ...]:
     """same_as: a case slug or a list of them."""
-    raw = e.table.get("same_as", [])
-    slugs = (raw,) if isinstance(raw, str) else tuple(e.str_list("same_as", ()))
+    slugs = _one_or_many(e, "same_as")
     for slug in slugs:
         if not SLUG.fullmatch(slug):
             raise e.error("same_as", f"{slug!r} is not a case slug")
@@ -420,7 +423,7 @@ def _history(top: _Reader, data: dict) -> History:
                  ("first_bad", first_bad), ("last_bad", last_bad), ("hidden_after", window.hidden_after),
                  ("first_good", window.first_good)) if v]
         # Every step rises strictly, except that first_bad may be last_bad.
-        if any(b <= a and not (k, l) == ("first_bad", "last_bad") or b < a
+        if any(b < a or (b == a and (k, l) != ("first_bad", "last_bad"))
                for (k, a), (l, b) in zip(edges, edges[1:])):
             raise w.error("first_bad", "releases must rise: last_good < hidden_before < first_bad "
                                        "<= last_bad < hidden_after < first_good")

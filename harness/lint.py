@@ -243,18 +243,16 @@ def _history_problems(case: Case, stored: list[StoredFailure] = ()) -> list[tupl
         if other is not None:
             found.append((field, f"/{match.pattern}/ is generic: it also matches "
                                  f"{other}; prove and bisect would take it for this bug"))
-    for j, w in enumerate(h.windows):
-        d = bug.definition(Version(w.first_bad))
-        if w.sample and d.match and not (w.sample.outcome in d.outcomes and d.match.search(w.sample.text)):
-            found.append((f"history.window[{j}].sample", f"the bug ({w.sample.outcome}) as it printed on "
-                                                         f"{w.sample.release} is not what this window's "
-                                                         "bad_outcome / bad_match say the bug is"))
 
     def expectation(item: ItemId, release: str) -> Expectation | None:
         return case.expectation_for(item.target, item.opt_level, item.ir_check, Version(release))
 
     for j, w in enumerate(h.windows):
         d = bug.definition(Version(w.first_bad))
+        if w.sample and d.match and not (w.sample.outcome in d.outcomes and d.match.search(w.sample.text)):
+            found.append((f"history.window[{j}].sample", f"the bug ({w.sample.outcome}) as it printed on "
+                                                         f"{w.sample.release} is not what this window's "
+                                                         "bad_outcome / bad_match say the bug is"))
         for release in dict.fromkeys((w.first_bad, w.last_bad)):
             expected = [(i, expectation(i, release)) for i in items]
             for item, e in expected:
@@ -262,8 +260,7 @@ def _history_problems(case: Case, stored: list[StoredFailure] = ()) -> list[tupl
                     found.append((f"expect[{case.expectations.index(e)}]",
                                   f"expects {e.outcome} on {item} at {release}, but history.window[{j}] "
                                   f"says the bug ({d.description}) shows there"))
-            if not any(e is not None and Bug(d.outcomes, d.match, ()).expected_by(e.outcome, e.match)
-                       for _, e in expected):
+            if not any(e is not None and d.expected_by(e.outcome, e.match) for _, e in expected):
                 found.append((f"history.window[{j}]", f"says the bug shows on {release}, but no "
                                                       f"[[expect]] expects {d.description} there"))
         for release in (w.last_good, w.first_good):

@@ -329,3 +329,32 @@ def test_scan_write_keeps_crlf_line_endings(releases):
     data = releases.manifest.read_bytes()
     assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
     assert load_case(releases.manifest).history.windows  # and it still loads
+
+
+def test_a_rescan_keeps_each_windows_own_definition():
+    """A case whose windows each hold their own message, scanned again: the windows found
+    carry those messages (else --write would refuse a window without one)."""
+    from harness.bug import Definition
+    from packaging.version import Version
+
+    wrong = ("compare-fail", "vs golden: output 0: 12/64 elements differ (atol=1e-05, rtol=1e-05); "
+                             "max abs err 0.8317, max rel err 2; worst")
+    crash = ("compile-crash", "crashed (SIGSEGV): at mlir::(anonymous namespace)::FoldFoo::matchAndRewrite(x)")
+    runs = [run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=wrong), run("3.2.0", cpu_O0="pass"),
+            run("3.3.0", cpu_O0=crash), run("3.4.0", cpu_O0="pass")]
+    first = Definition(("compare-fail",), re.compile(r"output 0: \d+/64 elements differ"), Version("3.0.0"), Version("3.2.0"))
+    second = Definition(("compile-crash",), re.compile(r"FoldFoo::"), Version("3.2.0"), Version("3.4.0"))
+    m = windows(runs, Bug(("compare-fail", "compile-crash"), None, (), (first, second)))
+    assert [w.bad_match.pattern for w in m.windows] == [first.match.pattern, second.match.pattern]
+    assert [w.bad_outcomes for w in m.windows] == [("compare-fail",), ("compile-crash",)]
+
+
+def test_prove_checks_a_hidden_release_still_fails_the_other_way(releases, capsys):
+    """A planted hidden_before on a release where every item passes (3.0.0) is refused: it
+    is a last_good, not a release that hides the bug."""
+    assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0
+    text = releases.manifest.read_text().replace('last_good = "3.0.0"\n', "")
+    releases.manifest.write_text(text.replace('hidden_before = "3.2.0"', 'hidden_before = "3.0.0"'))
+    capsys.readouterr()
+    assert cli_main(["prove", "fake-case"]) == 1
+    assert "NO  hidden     3.0.0" in capsys.readouterr().out

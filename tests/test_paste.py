@@ -122,3 +122,14 @@ def test_a_repro_issue_runs_as_pasted_in_an_empty_folder(tmp_path, monkeypatch, 
     _release_venv(empty, toolchain)
     out = subprocess.run(["bash", "-c", _sh_block(issue)], cwd=empty, capture_output=True, text=True, timeout=600)
     assert shows in out.stdout, out.stdout + out.stderr[-2000:]
+
+
+@pytest.mark.harness
+def test_nan_where_nan_is_expected_and_equal_infinities_are_no_difference(tmp_path):
+    """The pasted comparison agrees with compare.py: NaN where the reference has NaN, and
+    the same infinity, are matches."""
+    values = np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)
+    _venv(tmp_path, "3.5.0", offset=0.0)  # returns its input
+    text = steps("", [PastedRelease("3.5.0", (), "")], "main", "local-task", [values], [values], 0, 0)
+    out = subprocess.run(["bash", "-c", text], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert "IREE 3.5.0: output 0: 0/4 elements differ" in out.stdout, out.stdout + out.stderr

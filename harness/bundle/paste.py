@@ -60,6 +60,12 @@ def _array(name: str, a: np.ndarray) -> list[str]:
             f")))['a']  # {a.dtype.name}{list(a.shape)}, exact"]
 
 
+def _venv_line(r: PastedRelease, tool: str, more: str) -> str:
+    """Make the release's venv unless one is there: its compiler, and `more` packages."""
+    return (f"[ -x {r.venv}/bin/{tool} ] || {{ python3 -m venv {r.venv} && {r.venv}/bin/pip install -q "
+            f"iree-base-compiler=={r.version} {more}; }}")
+
+
 def steps(program: str | dict[str, str], releases: list[PastedRelease], function: str, device: str,
           inputs: list[np.ndarray], expected: list[np.ndarray] | None, atol: float, rtol: float,
           indices: list[Indices] = (), expected_from: str = "PyTorch") -> str:
@@ -70,11 +76,8 @@ def steps(program: str | dict[str, str], releases: list[PastedRelease], function
     texts = program if isinstance(program, dict) else {r.version: program for r in releases}
     one = len(set(texts.values())) == 1
     source = {r.version: "input.mlir" if one else f"input-{r.version}.mlir" for r in releases}
-    out = ["set -u",
-           "# Each release's compiler and runtime together, in a venv of its own:"]
-    for r in releases:
-        out.append(f"[ -x {r.venv}/bin/iree-compile ] || {{ python3 -m venv {r.venv} && {r.venv}/bin/pip install -q "
-                   f"iree-base-compiler=={r.version} iree-base-runtime=={r.version} numpy; }}")
+    out = ["set -u", "# Each release's compiler and runtime together, in a venv of its own:"]
+    out += [_venv_line(r, "iree-compile", f"iree-base-runtime=={r.version} numpy") for r in releases]
     written = set()
     for r in releases:
         if source[r.version] in written:
@@ -121,8 +124,10 @@ def steps(program: str | dict[str, str], releases: list[PastedRelease], function
                     f"{rule.axis}) for x in (got, want))"]
         out += ["        if got.shape != want.shape:",
                 '            print(f"IREE {release}: output {i}: shape {got.shape}, expected {want.shape}"); continue',
-                f"        wrong = ~np.isclose(got.astype(np.float64), want.astype(np.float64), atol={atol!r}, rtol={rtol!r})",
-                "        err = np.abs(got.astype(np.float64) - want.astype(np.float64)).max() if got.size else 0.0",
+                # as compare.py: NaN where NaN is expected, and the same infinity, match
+                f"        wrong = ~np.isclose(got.astype(np.float64), want.astype(np.float64), atol={atol!r}, "
+                f"rtol={rtol!r}, equal_nan=True)",
+                "        err = np.abs(got.astype(np.float64) - want.astype(np.float64))[wrong].max() if wrong.any() else 0.0",
                 f'        print(f"IREE {{release}}: output {{i}}: {{int(wrong.sum())}}/{{wrong.size}} elements differ '
                 f'from {expected_from}\'s (max abs err {{err:.6g}})")',
                 "EOF_PY"]
@@ -133,9 +138,7 @@ def ir_steps(program: str, checks: str, releases: list[PastedRelease], tool: str
              prefix: str) -> str:
     """An IR check as pasted: each release's tool on the program, then FileCheck."""
     out = ["set -u", "# Each release's compiler in a venv of its own (and FileCheck's Python port):"]
-    for r in releases:
-        out.append(f"[ -x {r.venv}/bin/{tool} ] || {{ python3 -m venv {r.venv} && {r.venv}/bin/pip install -q "
-                   f"iree-base-compiler=={r.version} filecheck; }}")
+    out += [_venv_line(r, tool, "filecheck") for r in releases]
     out += ["cat > input.mlir <<'EOF_MLIR'", program.rstrip("\n"), "EOF_MLIR",
             "cat > checks.mlir <<'EOF_MLIR'", checks.rstrip("\n"), "EOF_MLIR"]
     for r in releases:

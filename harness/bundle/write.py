@@ -71,10 +71,23 @@ def pasted_release_steps(case: Case, result: ItemResult, mlir: Path, flags: list
         expected = [np.load(p) for p in npy_files(case.expected_dir)]
     note = (f"{plain_words(result.outcome)} here" if result.failing_stage is not None
             else "compiles" + ("" if result.compile_only else " and runs correctly") + " here")
-    return paste.steps(mlir.read_text(), [paste.PastedRelease(release, tuple(flags), note)], case.function,
-                       driver, [np.load(p) for p in npy_files(case.inputs_dir)], expected, case.atol, case.rtol,
+    return case_steps(case, mlir.read_text(), [paste.PastedRelease(release, tuple(flags), note)], driver,
+                      expected)
+
+
+def reference_name(case: Case) -> str:
+    """Whose values a case's golden holds."""
+    return "PyTorch" if case.torch_model else "the reference"
+
+
+def case_steps(case: Case, program: str | dict[str, str], releases: list[paste.PastedRelease], driver: str,
+               expected: list[np.ndarray] | None) -> str:
+    """paste.steps for a case's own program: its inputs, tolerances and indices rules,
+    compared with its golden (`expected`: see paste.steps)."""
+    return paste.steps(program, releases, case.function, driver, [np.load(p) for p in npy_files(case.inputs_dir)],
+                       expected, case.atol, case.rtol,
                        [paste.Indices(r.index, r.input, r.axis) for r in case.output_rules if r.mode == "indices"],
-                       expected_from="PyTorch" if case.torch_model else "the reference")
+                       expected_from=reference_name(case))
 
 
 def _issue_md(result: ItemResult, env: dict, steps: str, driver: str) -> str:

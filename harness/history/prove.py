@@ -155,7 +155,7 @@ def judge(run: ReleaseRun, role: str, bug: Bug) -> Check:
     if role == "hidden":
         if showing:
             return Check(run.version, role, False, f"the bug shows on {', '.join(showing)}: "
-                                                   "the window starts earlier")
+                                                   "the window is wider than recorded")
         hiding = [r.name for r in run.results if r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME)]
         return (Check(run.version, role, True, outcomes) if hiding else
                 Check(run.version, role, False, f"every item passes: it is a last_good ({outcomes})"))

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from packaging.version import Version
+
 from ..bug import Bug
 from ..case import Sample, Window
 from ..item import ItemId
@@ -162,12 +164,21 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
             if bug.state(r).kind == PROBE_BAD:
                 shown.setdefault(r.name, []).append((run.version, r.outcome))
                 texts.append(r)
-    if bug.match or bug.windows:  # given: the case's (or the command line's) definition
+    if bug.windows:  # the case's own per-window definitions: each window found keeps its own
+        found = [_with_definition(w, bug.definition(Version(w.first_bad)), bug) for w in found]
         match = bug.match.pattern if bug.match else None
+    elif bug.match:  # given: the case's (or the command line's) message
+        match = bug.match.pattern
     else:
         found, match = _own_messages(found, runs, bug)
     return Measured(tuple(found), tuple(sorted(shown)), shown, match, tuple(r.version for r in runs),
                     tuple(r.failure_text() for r in texts))
+
+
+def _with_definition(w: Window, d, bug: Bug) -> Window:
+    """A window found by the scan, with the case's own definition for its releases (its
+    outcomes only where they are not [history]'s)."""
+    return replace(w, bad_match=d.match, bad_outcomes=d.outcomes if set(d.outcomes) != set(bug.outcomes) else ())
 
 
 def _own_messages(found: list[Window], runs: list[ReleaseRun], bug: Bug) -> tuple[list[Window], str | None]:

@@ -64,8 +64,7 @@ def history_block(case: Case, bug: Bug, measured: Measured) -> str:
     lines = ["[history]", f"# Measured by `iree-regress prove {case.slug} --scan`.",
              f"measured = {toml_value(' '.join(measured.versions))}"]
     if measured.windows:
-        outcomes = list(bug.outcomes)
-        lines.append(f"bad_outcome = {toml_value(outcomes[0] if len(outcomes) == 1 else outcomes)}")
+        lines.append(_bad_outcome_line(bug.outcomes))
         lines.append(f"bad_items = {toml_value(list(measured.items))}")
         if measured.match:
             lines.append(f"bad_match = {toml_value(measured.match)}")
@@ -74,6 +73,12 @@ def history_block(case: Case, bug: Bug, measured: Measured) -> str:
     for w in measured.windows:
         lines += ["", *window_lines(w)]
     return "\n".join(lines) + "\n"
+
+
+def _bad_outcome_line(outcomes: tuple[str, ...]) -> str:
+    """bad_outcome as a case writes it: one outcome alone, several as a list."""
+    value = outcomes[0] if len(outcomes) == 1 else list(outcomes)
+    return f"bad_outcome = {toml_value(value)}"
 
 
 def window_lines(w: Window) -> list[str]:
@@ -91,8 +96,7 @@ def window_lines(w: Window) -> list[str]:
     if w.first_good:
         lines.append(f"first_good = {toml_value(w.first_good)}")
     if w.bad_outcomes:
-        outcomes = list(w.bad_outcomes)
-        lines.append(f"bad_outcome = {toml_value(outcomes[0] if len(outcomes) == 1 else outcomes)}")
+        lines.append(_bad_outcome_line(w.bad_outcomes))
     if w.bad_match is not None:
         lines.append(f"bad_match = {toml_value(w.bad_match.pattern)}  # this window's own message")
     if w.sample:

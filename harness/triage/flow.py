@@ -93,6 +93,10 @@ def _timed(t: Triage, step: str):
 
 # ------------------------------------------------------------------------------ when
 
+# A start program that is a release's dump of IREE's input phase (what the import made).
+INPUT_DUMP = "`--compile-to=input` output of the case"
+
+
 def default_ends(case: Case, available: list[str], which: str | None = None) -> list[tuple[str, str, str]]:
     """(good, bad, direction) to try, from the case's newest window: the onset first
     (last good .. last bad), then the fix (first good back to first bad); `which`
@@ -114,8 +118,7 @@ def when(t: Triage, source, good: str | None, bad: str | None, which: str | None
         tries = [(good, bad, "fixed" if available.index(good) > available.index(bad) else "broken")]
     else:
         tries = default_ends(t.case, available, which)
-        both = default_ends(t.case, available)
-        if len(both) == 2 and which is None:
+        if len(tries) == 2:
             t.say("when: the window has an onset and a fix; the onset is triaged first "
                   "(--fix for the fix, --onset for the onset only)")
         if not tries:
@@ -222,7 +225,7 @@ def frame_question(t: Triage, work: Path) -> list[tuple[Path, str]]:
         dump_phases(tc, mlir, list(flags), dump, locations=True)
         found = [p for _, phase, p in phases(dump) if phase == "input"]
         if found:  # iree-reduce knows no torch dialect: reduce what the input phase made
-            starts.append((found[0], f"the {name} release's `--compile-to=input` output of the case"))
+            starts.append((found[0], f"the {name} release's {INPUT_DUMP}"))
         if t.case.torch_model is None and name == "bad":
             starts.append((mlir, f"the case's own {mlir.name}"))
     inputs: tuple[str, ...] = ()
@@ -263,8 +266,7 @@ def choose_start(t: Triage, starts: list[tuple[Path, str]]) -> bool:
     # Each release compiles the other's input IR the same way: the releases part ways before
     # IREE's input phase, in the frontend's import (torch-mlir's lowering), which iree-reduce
     # and the phase dumps cannot see.
-    imported = t.case.torch_model is not None and starts and all(
-        "input` output" in note for _, note in starts)
+    imported = t.case.torch_model is not None and starts and all(INPUT_DUMP in note for _, note in starts)
     t.problems.append(("the bug is in the frontend's import (torch-mlir), before IREE's input phase: "
                        "both releases behave the same on each release's input IR; "
                        if imported else "no program shows the bug on the bad release and not on the good one; ")
@@ -406,9 +408,9 @@ def _confirm(t: Triage, dumps: dict[str, Path]) -> bool | None:
         t.confirmation.append(line)
         t.say("where: " + line)
         results.append(None if shown is None else shown is wanted)
-    # True: the bug followed the bad release's output both ways; None: no swap could be
-    # compiled (the releases cannot read each other's IR here); False: against the phase.
-    return False if False in results else None if None in results and not any(results) else all(results)
+    if all(r is None for r in results):
+        return None  # neither swap could be compiled: the releases cannot read each other's IR here
+    return all(r is True for r in results)  # the bug followed the bad release's output both ways
 
 
 def _pass_in_phase(t: Triage, dumps: dict[str, Path], work: Path) -> None:
@@ -428,12 +430,12 @@ def _pass_in_phase(t: Triage, dumps: dict[str, Path], work: Path) -> None:
     if t.pass_diff.argument:
         tools = {"good": t.question.good.toolchain.opt, "bad": t.question.bad.toolchain.opt}
         t.pass_confirmed, why = passes.rerun_alone(tools, t.pass_diff, work)
-        t.say(f"where: {t.pass_diff.argument} alone: "
-              f"{'confirmed' if t.pass_confirmed else 'unconfirmed' if t.pass_confirmed is False else 'not checked'}: {why}")
         if t.pass_confirmed is False and t.pass_diff.argument in t.pass_diff.only_bad:
             why += ("; it changes the module only in the bad release's pipeline: the pass was added or "
                     "turned on there, and its own code behaves the same in both releases")
         t.pass_check = why
+        t.say(f"where: {t.pass_diff.argument} alone: "
+              f"{'confirmed' if t.pass_confirmed else 'unconfirmed' if t.pass_confirmed is False else 'not checked'}: {why}")
 
 
 def _pass_diff(t: Triage, work: Path, runs: dict[str, tuple[Path, Path, list[str]]]) -> passes.PassDiff:

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import targets
 from ..bundle import paste
-from ..bundle.write import lay_out
+from ..bundle.write import case_steps, lay_out, reference_name
 from ..outcomes import PASS_OUTCOME, plain_words
 from ..reference import npy_files
 from ..stages import compile_stage, import_stage
@@ -111,11 +111,8 @@ def _golden_steps(t) -> str:
             if mlir is None:
                 return ""
             texts[r.version] = mlir.read_text()
-    return paste.steps(texts, releases, case.function, targets.BY_NAME[t.item.target].driver,
-                       [np.load(p) for p in npy_files(case.inputs_dir)],
-                       [np.load(p) for p in npy_files(case.expected_dir)], case.atol, case.rtol,
-                       [paste.Indices(r.index, r.input, r.axis) for r in case.output_rules if r.mode == "indices"],
-                       expected_from="PyTorch" if case.torch_model else "the reference")
+    return case_steps(case, texts, releases, targets.BY_NAME[t.item.target].driver,
+                      [np.load(p) for p in npy_files(case.expected_dir)])
 
 
 def _summary(t, bad_v: str, good_v: str) -> str:
@@ -199,7 +196,7 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
         lines += ["```mlir", program_text.rstrip(), "```", ""]
     golden = _golden_steps(t)
     if golden:
-        reference = "PyTorch" if t.case.torch_model else "the reference"
+        reference = reference_name(t.case)
         lines += [f"## Steps to reproduce: the whole program against {reference}", "",
                   f"Paste into an empty folder (Linux, python3): each release gets a venv with its own "
                   f"compiler and runtime; the case's program runs on both and is compared with "
@@ -214,7 +211,7 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
     if q.mode == "differential":
         lines.append(f"Observed on {bad_v}: outputs that differ from {good_v}'s on the same inputs "
                      f"({t.inputs_note}): {(t.reduced_check or (0, t.start_check))[1][:400]}")
-        lines.append((f"Expected: {'PyTorch' if t.case.torch_model else 'the reference'}'s values for the whole "
+        lines.append((f"Expected: {reference_name(t.case)}'s values for the whole "
                       f"program (the first steps), which {good_v} gives; for the reduced program, " if golden else
                       "Expected: ") + f"the outputs of {good_v}, within atol {q.atol:g}, rtol {q.rtol:g}.")
     else:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .phases import normalise
-from ..process import Bounds, ProcessResult, run_bounded
+from ..process import BOUNDS, Bounds, ProcessResult, run_bounded
 from ..toolchain import Toolchain
 
 _HEADER = re.compile(r"^// -----// IR Dump After (\S+?)(?: Failed)? \(([^)]*)\)(?: \('([\w.]+)' operation[^)]*\))?.*//----- //\s*$",
@@ -104,7 +104,7 @@ _NESTINGS = ("builtin.module({})", "builtin.module({anchor}({}))",
 
 
 def rerun_alone(tools: dict[str, Path], found: PassDiff, work: Path,
-                bounds: Bounds = Bounds(timeout_s=120)) -> tuple[bool | None, str]:
+                bounds: Bounds = BOUNDS["triage-compile"]) -> tuple[bool | None, str]:
     """The named pass alone, run by each release's iree-opt on the same module (the bad
     release's, just before the pass): (True, why) when the releases' outputs differ, the
     pass confirmed; (False, why) when they agree; (None, why) when it could not be run."""
@@ -112,8 +112,8 @@ def rerun_alone(tools: dict[str, Path], found: PassDiff, work: Path,
         return None, "no pass to rerun"
     source = work / "before-culprit.mlir"
     source.write_text(found.before)
-    anchors = [f"builtin.module({found.argument})"] if found.anchor in ("", "builtin.module") else \
-        [n.format(found.argument, anchor=found.anchor) for n in _NESTINGS[1:]]
+    nestings = _NESTINGS[:1] if found.anchor in ("", "builtin.module") else _NESTINGS[1:]
+    anchors = [n.format(found.argument, anchor=found.anchor) for n in nestings]
     why = ""
     for pipeline in anchors:
         outputs = {}
