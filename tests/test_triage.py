@@ -233,6 +233,29 @@ def test_operand_forwarding_keeps_only_what_the_oracle_needs():
     assert forward.reduce_text(CHAIN, lambda t: all(op in t for op in needs_all))[0] == CHAIN
 
 
+TORCH_CHAIN = """module @module {
+  func.func @main(%arg0: !torch.vtensor<[4,16],si8>, %arg1: !torch.vtensor<[4,16],ui8>) -> !torch.vtensor<[4,16],ui8> {
+    %int2 = torch.constant.int 2
+    %0 = torch.aten.__rshift__.Scalar %arg1, %int2 : !torch.vtensor<[4,16],ui8>, !torch.int -> !torch.vtensor<[4,16],ui8>
+    %1 = torch.aten.neg %0 : !torch.vtensor<[4,16],ui8> -> !torch.vtensor<[4,16],ui8>
+    return %1 : !torch.vtensor<[4,16],ui8>
+  }
+}
+"""
+
+
+@pytest.mark.harness
+def test_operand_forwarding_reads_torch_dialect_types():
+    """A torch-dialect import (the start of a bug in torch-mlir's lowering) is forwarded
+    too: its argument types `!torch.vtensor<[4,16],ui8>` hold a comma."""
+    from harness.triage import forward
+
+    text, n = forward.reduce_text(TORCH_CHAIN, lambda t: "__rshift__" in t)
+    assert "torch.aten.neg" not in text and "return %0" in text and n >= 1
+    text, n = forward.reduce_text(TORCH_CHAIN, lambda t: "torch.aten.neg" in t)  # onto an argument
+    assert "__rshift__" not in text and "torch.aten.neg %arg1" in text
+
+
 def test_the_oracle_wants_the_bug_on_the_bad_release_and_the_start_behaviour_on_the_good(monkeypatch, tmp_path):
     """What a candidate must do on each release, with the tools stubbed out."""
     from harness.runner import ItemResult
@@ -318,3 +341,25 @@ def test_the_named_pass_is_rerun_alone_with_both_releases_tools(tmp_path):
     assert differ[0] is True and "different modules" in differ[1]
     broken = passes.rerun_alone({"good": _opt(tmp_path, "e", code=1), "bad": _opt(tmp_path, "f")}, found, tmp_path)
     assert broken[0] is None and "unknown pass" in broken[1]
+
+
+@pytest.mark.harness
+def test_both_header_spellings_are_read():
+    """Up to 3.11 a dump's header is `Pass (flag) ('op' operation: @x)`; from 3.12 it is
+    `Pass: flag{options} ('op' operation: @x)`, or `Pass: flag` for a module pass."""
+    old = ("// -----// IR Dump After CanonicalizerPass (canonicalize) ('func.func' operation: @main) //----- //\nA\n"
+           "// -----// IR Dump After AutoInputConversionPipelinePass (iree-auto-input-conversion) //----- //\nB\n")
+    new = ("// -----// IR Dump After CanonicalizerPass: canonicalize{cse-between-iterations=false    max-iterations=10 "
+           "top-down=true} ('func.func' operation: @main) //----- //\nA\n"
+           "// -----// IR Dump After DecomposeComplexOps: torch-decompose-complex-ops{legal-ops={aten.flatten.using_ints,"
+           "aten.argmin}} ('func.func' operation: @main) //----- //\nB\n"
+           "// -----// IR Dump After AutoInputConversionPipelinePass: iree-auto-input-conversion //----- //\nC\n"
+           "// -----// IR Dump After ConvertFoo Failed: convert-foo ('util.func' operation: @main$async) //----- //\nD\n")
+    assert [(s.name, s.argument, s.anchor, s.ir) for s in passes.states(old)] == [
+        ("CanonicalizerPass", "canonicalize", "func.func", ("A",)),
+        ("AutoInputConversionPipelinePass", "iree-auto-input-conversion", "", ("B",))]
+    assert [(s.name, s.argument, s.anchor, s.ir) for s in passes.states(new)] == [
+        ("CanonicalizerPass", "canonicalize", "func.func", ("A",)),
+        ("DecomposeComplexOps", "torch-decompose-complex-ops", "func.func", ("B",)),
+        ("AutoInputConversionPipelinePass", "iree-auto-input-conversion", "", ("C",)),
+        ("ConvertFoo", "convert-foo", "util.func", ("D",))]

@@ -20,7 +20,7 @@ from typing import Callable
 _STATEMENT = re.compile(r"^(\s*)(%[\w$.-]+) = ([\w.]+)")
 _VALUE = r"(?<![\w$.#-]){}(?![\w$.-])"
 _LOC = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)\s*$")
-_ARG = re.compile(r"(%[\w$.-]+)\s*:\s*(tensor<[^<>]*>|[^,{}()\s]+)")
+_ARG = re.compile(r"(%[\w$.-]+)\s*:\s*(tensor<[^<>]*>|!torch\.vtensor<[^<>]*>|[^,{}()\s]+)")  # torch: imports
 _ALIAS = re.compile(r"^(#[\w$.-]+)\s*=")
 # Ops that must stay though nothing uses their result: the program's interface and effects.
 KEEP = ("hal.", "util.call", "util.global", "util.optimization_barrier", "flow.tensor.trace",

@@ -26,8 +26,9 @@ from .phases import normalise
 from ..process import BOUNDS, Bounds, ProcessResult, run_bounded
 from ..toolchain import Toolchain
 
-_HEADER = re.compile(r"^// -----// IR Dump After (\S+?)(?: Failed)? \(([^)]*)\)(?: \('([\w.]+)' operation[^)]*\))?.*//----- //\s*$",
-                     re.M)
+# Up to 3.11: `Pass (flag) ('op' operation: @x)`; from 3.12: `Pass: flag{options} ('op' ...)`.
+_HEADER = re.compile(r"^// -----// IR Dump After (\S+?)(?: Failed)?(?: \(([^)]*)\)|: ([\w.-]+)(?:\{.*?\})?)"
+                     r"(?: \('([\w.]+)' operation[^)]*\))? ?//----- //\s*$", re.M)
 _PIPELINE = re.compile(r'pipeline:\s*"((?:[^"\\]|\\.)*)"')
 PRINT_CHANGES = ("--mlir-print-ir-after-all", "--mlir-print-ir-after-change",
                  "--mlir-print-ir-module-scope", "--mlir-disable-threading")
@@ -63,7 +64,8 @@ def states(dump: str) -> list[PassState]:
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(dump)
         raw = dump[head.end():end]
-        found.append(PassState(head.group(1), head.group(2), tuple(normalise(raw)), raw, head.group(3) or ""))
+        found.append(PassState(head.group(1), head.group(2) or head.group(3), tuple(normalise(raw)), raw,
+                               head.group(4) or ""))
     return found
 
 
