@@ -36,6 +36,7 @@ from .outcomes import (COLLECT_ERROR, CRASHED, ERROR, FAIL, HARNESS_ERROR, PASS,
 from .process import BOUNDS, Bounds, become_subreaper, children, kill_descendants, kill_tree_root
 from .record import ItemRecord, ItemRef, StageResult
 from .results import ResultsWriter, environment, link_newest, new_run_id, read_results, run_file
+from .sandbox import NONE_ASKED, probe as sandbox_probe
 from .runner import ItemResult, expectation_for, verdict
 from .stages import Settings
 from .sweep.materialize import materialize
@@ -98,6 +99,9 @@ def pytest_addoption(parser):
     g.addoption("--sweep-sample", action="store_true",
                 help="run each sweep's fixed, stratified sample ([sweep].sample variants), not its "
                      "whole grid (CI's share)")
+    g.addoption("--no-sandbox", action="store_true",
+                help="run case code (model.py, reference.py) outside the sandbox: for debugging "
+                     "a case you trust (harness/sandbox.py)")
     g.addoption("--iree-reports-dir", default="reports",
                 help="where results.jsonl (and junit.xml, unless --junitxml) are written")
 
@@ -214,6 +218,7 @@ def _settings(config) -> Settings:
         target_options=targets.TargetOptions(tuple(
             (row.name, config.getoption(row.arch_option)) for row in targets.ROWS if row.arch_option)),
         extra_flags=tuple(config.getoption("iree_compile_flag")),
+        sandbox=NONE_ASKED if config.getoption("no_sandbox") else sandbox_probe(),
     )
 
 
@@ -264,7 +269,10 @@ def pytest_sessionstart(session):
     if _is_worker(config) or config.option.collectonly or not _runs_cases(config):
         return
     run = session_of(config)
-    run.env = environment(run.settings.toolchain)
+    run.env = environment(run.settings.toolchain, run.settings.sandbox)
+    if not run.settings.sandbox.bwrap:  # said once, here; the report header says it too
+        session.config.get_terminal_writer().line(
+            f"iree-regress: case code: {run.settings.sandbox.description}", yellow=True)
     shutil.rmtree(run.reports / ".inflight", ignore_errors=True)  # an old run's notes
     header = {"environment": run.env, "run_id": run.run_id}
     if run.shard is not None:

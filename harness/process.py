@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .outcomes import CRASHED, FAILED, OK, OUT_OF_MEMORY, TIMED_OUT
+from .sandbox import tool_env
 
 # Text that LLVM/MLIR tools print when they die of an internal error. A tool wrapped
 # by a shell or a Python launcher reports such a death as an exit code, not a signal.
@@ -234,7 +235,7 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
     """
     argv = tuple(str(a) for a in argv)
     before = descendants(os.getpid())
-    env = dict(os.environ)
+    env = tool_env()  # the allowlist: no tokens, keys or secrets reach a tool
     env.update(bounds.env)
     out_file = open(stdout_path, "wb") if stdout_path else subprocess.PIPE
     start = time.monotonic()

@@ -22,6 +22,7 @@ from pathlib import Path
 from . import targets
 from .record import ItemRecord
 from .toolchain import Toolchain
+from .sandbox import Sandbox, probe as sandbox_probe
 
 RESULTS_NAME = "results.jsonl"
 
@@ -36,8 +37,9 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def environment(toolchain: Toolchain) -> dict:
-    """The fingerprint every report carries: versions, host CPU, devices and drivers."""
+def environment(toolchain: Toolchain, sandbox: Sandbox | None = None) -> dict:
+    """The fingerprint every report carries: versions, host CPU, devices and drivers, and
+    whether case code ran sandboxed."""
     run_module = str(toolchain.run_module)
     drivers = targets.DEVICE_DRIVERS
     return {"compiler_version": toolchain.compiler_version,
@@ -47,7 +49,8 @@ def environment(toolchain: Toolchain) -> dict:
             "host_cpu": targets.host_cpu_name(),
             "devices": {d: list(targets.list_devices(run_module, d)) for d in drivers},
             "device_info": {d: list(targets.device_info(run_module, d)) for d in drivers
-                            if targets.list_devices(run_module, d)}}
+                            if targets.list_devices(run_module, d)},
+            "case_code": (sandbox or sandbox_probe()).description}
 
 
 def new_run_id(kind: str = "") -> str:

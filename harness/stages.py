@@ -15,7 +15,7 @@ import re
 import shutil
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -29,6 +29,7 @@ from .configuration import ATTENTION_OP, has_attention, left_after_strip, read_c
 from .outcomes import CRASHED, FAILED, GARBAGE, OK, OUT_OF_MEMORY, SKIPPED, TIMED_OUT
 from .process import BOUNDS, Bounds, ProcessResult, crash_message, display, first_frame, last_diagnostic, run_bounded
 from .record import StageResult
+from .sandbox import Sandbox, probe as sandbox_probe
 from .reference import load_arrays, npy_files
 from .toolchain import Toolchain
 
@@ -47,6 +48,7 @@ class Settings:
     import_bounds: Bounds = BOUNDS["import"]
     target_options: targets.TargetOptions = targets.TargetOptions()
     python: str = sys.executable  # runs the torch job
+    sandbox: Sandbox = field(default_factory=sandbox_probe)  # where case code runs (sandbox.py)
     extra_flags: tuple[str, ...] = ()  # --iree-compile-flag: added to every compile
 
 
@@ -135,10 +137,14 @@ def cached_step(settings: Settings, kind: str, key: str, build: Callable[[Path],
 
 # ---------------------------------------------------------------------------- import
 
-def run_torch_job(stage: str, args: list, settings: Settings) -> StageResult:
-    """`python -m harness.torch_job ARGS` under the import bounds, as a stage's result."""
+def run_torch_job(stage: str, args: list, settings: Settings, writable: Path) -> StageResult:
+    """`python -m harness.torch_job ARGS` under the import bounds, in the sandbox with only
+    `writable` writable, as a stage's result. This is where a case's own Python runs."""
     argv = [settings.python, "-m", "harness.torch_job", *args]
-    proc = run_bounded(argv, settings.import_bounds, cwd=Path(__file__).resolve().parent.parent)
+    repo = Path(__file__).resolve().parent.parent
+    readable = [Path(a).parent if Path(a).is_file() else Path(a) for a in args if isinstance(a, Path)]
+    proc = run_bounded(settings.sandbox.wrap(argv, [writable], cwd=repo, readable=readable),
+                       settings.import_bounds, cwd=repo)
     return stage_from_process(stage, proc, display(argv))
 
 
@@ -159,7 +165,7 @@ def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageR
         args = [program, case.inputs_dir, out]
         if import_mlir:
             args += ["--import-mlir", f"--dynamic-shapes={case.dynamic_shapes}"]
-        result = run_torch_job(stage, args, settings)
+        result = run_torch_job(stage, args, settings, writable=out)
         if result.ok and import_mlir and not (out / "model.mlir").is_file():
             result.status, result.detail = GARBAGE, "the import wrote no model.mlir"
         return result, ({p.name: p for p in out.iterdir()} if result.ok else {})

@@ -10,13 +10,13 @@ iree-run-module as far as the harness can tell, and misbehave on request:
   hangs) | leak (starts a child in a session of its own that sleeps, then compiles ok)
   An ok module is b"PK\\x03\\x04" + the input text, so a `// FAKE-RUN: <mode>` line in
   the input travels into the module for the fake iree-run-module to act on.
-  With $FAKE_IREE_COMPILE_LOG set, every real compile (not --version) appends a line.
+  With $IREE_REGRESS_FAKE_IREE_COMPILE_LOG set, every real compile (not --version) appends a line.
   Without `-o` (an [[ir]] check) it prints its input + "// produced-by: iree-compile".
 * iree-run-module: `--list_devices=...` prints nothing (no GPU here); otherwise the
-  mode comes from $FAKE_IREE_RUN_MODE or the module's `FAKE-RUN:` marker:
+  mode comes from $IREE_REGRESS_FAKE_IREE_RUN_MODE or the module's `FAKE-RUN:` marker:
   identity (default: output i = input i) | wrong (input + 1) | crash | hang | fail | garbage
   | nothing (exit 0, write no outputs) | flaky (wrong the first time, then right;
-  counted in $FAKE_FLAKY_COUNTER). $FAKE_IREE_RUN_LOG gets a line per run.
+  counted in $IREE_REGRESS_FAKE_FLAKY_COUNTER). $IREE_REGRESS_FAKE_IREE_RUN_LOG gets a line per run.
 * iree-dump-module accepts only what the fake iree-compile writes for an ok module.
 * iree-opt prints its input file + "// produced-by: iree-opt", or fails on
   `// FAKE: error`.
@@ -49,7 +49,7 @@ if "--version" in args:
 out = args[args.index("-o") + 1] if "-o" in args else None
 src = [a for a in args if not a.startswith("-") and a != out][0]
 text = open(src).read()
-log = os.environ.get("FAKE_IREE_COMPILE_LOG")
+log = os.environ.get("IREE_REGRESS_FAKE_IREE_COMPILE_LOG")
 if log:
     with open(log, "a") as f:
         f.write(" ".join(args) + "\n")
@@ -119,12 +119,12 @@ def values(prefix):
 module = values("--module=")[0]
 inputs = values("--input=@")
 outputs = values("--output=@")
-log = os.environ.get("FAKE_IREE_RUN_LOG")
+log = os.environ.get("IREE_REGRESS_FAKE_IREE_RUN_LOG")
 if log:
     with open(log, "a") as f:
         f.write(module + "\n")
 m = re.search(rb"FAKE-RUN:\s*(\S+)", open(module, "rb").read())
-mode = os.environ.get("FAKE_IREE_RUN_MODE") or (m.group(1).decode() if m else "identity")
+mode = os.environ.get("IREE_REGRESS_FAKE_IREE_RUN_MODE") or (m.group(1).decode() if m else "identity")
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 if mode == "crash":
     os.kill(os.getpid(), signal.SIGSEGV)
@@ -146,7 +146,7 @@ elif mode == "wrong":
         np.save(o, np.load(inputs[i % len(inputs)]) + 1)
 elif mode in ("identity", "flaky"):
     if mode == "flaky":  # wrong numbers on the first run, right on every later one
-        counter = os.environ["FAKE_FLAKY_COUNTER"]
+        counter = os.environ["IREE_REGRESS_FAKE_FLAKY_COUNTER"]
         runs = int(open(counter).read() or 0) + 1 if os.path.exists(counter) else 1
         open(counter, "w").write(str(runs))
         if runs == 1:

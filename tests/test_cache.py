@@ -23,8 +23,8 @@ class Runner:
         self.cache = pytester.path / "cache"
         self.compile_log = pytester.path / "compile.log"
         self.run_log = pytester.path / "run.log"
-        monkeypatch.setenv("FAKE_IREE_COMPILE_LOG", str(self.compile_log))
-        monkeypatch.setenv("FAKE_IREE_RUN_LOG", str(self.run_log))
+        monkeypatch.setenv("IREE_REGRESS_FAKE_IREE_COMPILE_LOG", str(self.compile_log))
+        monkeypatch.setenv("IREE_REGRESS_FAKE_IREE_RUN_LOG", str(self.run_log))
         self.runs = 0
 
     def compiles(self) -> int:

@@ -22,7 +22,7 @@ def write_quarantine(path, item="flip::cpu-O0", expires="2026-12-31"):
 
 def test_a_flaky_item_shows_both_outcomes_and_gates_unless_quarantined(pytester, fake_tools, monkeypatch, tmp_path):
     numeric_case(pytester.path / "cases", "flip", run="flaky")
-    monkeypatch.setenv("FAKE_FLAKY_COUNTER", str(tmp_path / "runs"))
+    monkeypatch.setenv("IREE_REGRESS_FAKE_FLAKY_COUNTER", str(tmp_path / "runs"))
     reports = pytester.path / "reports"
     result = pytester.runpytest(*plugin_args(fake_tools, pytester.path / "cache", reports), "cases",
                                 "--retries", "2")
@@ -42,7 +42,7 @@ def test_a_flaky_item_shows_both_outcomes_and_gates_unless_quarantined(pytester,
 
 def test_without_retries_nothing_reruns(pytester, fake_tools, monkeypatch, tmp_path):
     numeric_case(pytester.path / "cases", "flip", run="flaky")
-    monkeypatch.setenv("FAKE_FLAKY_COUNTER", str(tmp_path / "runs"))
+    monkeypatch.setenv("IREE_REGRESS_FAKE_FLAKY_COUNTER", str(tmp_path / "runs"))
     reports = pytester.path / "reports"
     pytester.runpytest(*plugin_args(fake_tools, pytester.path / "cache", reports), "cases")
     record = results_by_item(reports)[1]["flip::cpu-O0"]

@@ -202,7 +202,7 @@ def test_variants_run_as_items_and_only_their_own_bug_is_expected(pytester, fake
     result = pytester.runpytest(*args, "sweeps", "--collect-only", "-q")
     result.stdout.fnmatch_lines(["*sweeps/tiny.toml::n=2,op=plus::cpu-O0"])
     assert "tiny.py" not in result.stdout.str()  # the builder is not a test module
-    monkeypatch.setenv("FAKE_IREE_RUN_MODE", "wrong")
+    monkeypatch.setenv("IREE_REGRESS_FAKE_IREE_RUN_MODE", "wrong")
     pytester.runpytest(*args, "sweeps")
     _, items = results_by_item(reports)
     assert len(items) == 8
@@ -213,7 +213,7 @@ def test_variants_run_as_items_and_only_their_own_bug_is_expected(pytester, fake
     record = items["topk::n=2,op=same::cpu-O0"]
     assert record["family"] == "topk" and [s["stage"] for s in record["stages"]] == \
         ["import", "compile", "run", "compare"]
-    monkeypatch.setenv("FAKE_IREE_RUN_MODE", "identity")
+    monkeypatch.setenv("IREE_REGRESS_FAKE_IREE_RUN_MODE", "identity")
     pytester.runpytest(*args, "sweeps", "--no-iree-cache")  # runs are cached by module and inputs
     _, items = results_by_item(reports)
     assert items["topk::n=4,op=plus::cpu-O0"]["verdict"] == "XPASS"

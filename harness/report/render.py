@@ -24,7 +24,8 @@ def _env_lines(env: dict) -> list[tuple[str, str]]:
     lines = [("IREE compiler", f"{env.get('compiler_version', '?')} @ {env.get('compiler_revision', '')[:12]}"),
              ("IREE runtime", env.get("runtime_version", "?")),
              ("packages", ", ".join(f"{k} {v}" for k, v in pk.items() if v)),
-             ("host", f"{env.get('host_cpu', '?')} ({env.get('machine', '?')})")]
+             ("host", f"{env.get('host_cpu', '?')} ({env.get('machine', '?')})"),
+             ("case code", env.get("case_code", "?"))]
     for driver, devices in env.get("device_info", {}).items():
         for d in devices:
             lines.append((driver, f"{d.get('name', '?')} / {d.get('driver', '')} {d.get('driver_info', '')}".strip()))

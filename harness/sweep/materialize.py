@@ -66,7 +66,8 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings) -> tuple[Cas
     def golden(out: Path):
         (out / "model.py").write_bytes(source)
         # The import too: the variant's items then find it cached (store_import).
-        result = run_torch_job("reference", [out / "model.py", "--golden", out, "--import-mlir"], settings)
+        result = run_torch_job("reference", [out / "model.py", "--golden", out, "--import-mlir"], settings,
+                               writable=out)
         if result.ok:
             result.detail = "golden: PyTorch eager on the variant's example inputs"
             return result, {str(p.relative_to(out)): p for p in out.rglob("*") if p.is_file()}

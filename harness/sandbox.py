@@ -1,0 +1,137 @@
+"""Where a case's own Python runs: a bubblewrap sandbox, and the environment every tool gets.
+
+Cases come from strangers. Their model.py / reference.py (the iree-turbine import, the
+eager reference, a sweep variant's golden) run under `bwrap` with:
+
+    a read-only root            nothing outside can be written
+    --tmpfs /tmp, HOME=/tmp     a private /tmp that vanishes with the job
+    one writable folder         the job's scratch folder in the cache, nothing else
+    --unshare-net               its own network namespace: no network, not even the host's
+                                loopback
+    credential files masked     ~/.ssh, ~/.netrc, ~/.config/gh, ... read as empty
+    a scrubbed environment      the allowlist below, nothing named like a secret
+
+Where no sandbox can be made (no bwrap, no user namespaces), `probe()` says why once
+and the run records `case code: not sandboxed (why)` in its environment and report
+header; `--no-sandbox` turns it off for debugging.
+
+Every tool (iree-compile, iree-run-module, ...) gets the same scrubbed environment, with
+the variables the GPU and Vulkan drivers read added to the allowlist.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+# What case code may see of the environment: by exact name, or by prefix.
+CASE_NAMES = ("PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+              "PYTHONUNBUFFERED", "VIRTUAL_ENV", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+              "OPENBLAS_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "TERM")
+CASE_PREFIXES = ("LC_", "IREE_REGRESS_")
+# And tools, besides: what the runtimes' drivers and the loaders read.
+TOOL_NAMES = ("HOME", "TMPDIR", "USER", "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR", "XDG_CACHE_HOME")
+TOOL_PREFIXES = ("IREE_", "VK_", "MESA_", "LP_", "GALLIUM_", "LIBGL_", "CUDA_", "NVIDIA_", "HIP_", "ROCM_",
+                 "HSA_", "ROCR_", "AMD_", "TORCH_", "PYENV_")
+# Never passed, whatever the prefix: anything named like a credential.
+SECRET = re.compile(r"TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE|COOKIE|SESSION|AUTH|(?:^|_)KEYS?(?:_|$)|APIKEY",
+                    re.I)
+# Files and folders in HOME that hold credentials: masked (empty) inside the sandbox.
+CREDENTIALS = (".ssh", ".netrc", ".git-credentials", ".pypirc", ".aws", ".docker", ".kube", ".gnupg",
+               ".config/gh", ".config/gcloud", ".azure", ".npmrc")
+
+
+def _allowed(name: str, names: tuple[str, ...], prefixes: tuple[str, ...]) -> bool:
+    return (name in names or name.startswith(prefixes)) and not SECRET.search(name)
+
+
+def tool_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a tool runs with: the allowlist, no secrets."""
+    environ = os.environ if environ is None else environ
+    return {k: v for k, v in environ.items()
+            if _allowed(k, CASE_NAMES + TOOL_NAMES, CASE_PREFIXES + TOOL_PREFIXES)}
+
+
+def case_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment case code runs with: the narrower allowlist, HOME and TMPDIR in
+    its private /tmp."""
+    environ = os.environ if environ is None else environ
+    env = {k: v for k, v in environ.items() if _allowed(k, CASE_NAMES, CASE_PREFIXES)}
+    env.update(HOME="/tmp", TMPDIR="/tmp")
+    return env
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    bwrap: str | None  # the bwrap to run case code with; None: not sandboxed
+    why: str  # what it does, or why there is none
+
+    @property
+    def description(self) -> str:
+        return f"sandboxed ({self.why})" if self.bwrap else f"not sandboxed ({self.why})"
+
+    def wrap(self, argv: list, writable: list[Path], cwd: Path | None = None,
+             readable: list[Path] = ()) -> list[str]:
+        """argv as run in the sandbox, with only `writable` folders writable. The root is
+        readable; `readable` paths, `cwd` and the interpreter's own are bound again over
+        the private /tmp, in case they live there."""
+        argv = [str(a) for a in argv]
+        if not self.bwrap:
+            return argv
+        outer = [self.bwrap, "--die-with-parent", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                 "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        home = Path.home()
+        for name in CREDENTIALS:
+            path = home / name
+            if path.is_dir() and not path.is_symlink():
+                outer += ["--tmpfs", str(path)]
+            elif path.exists():
+                outer += ["--ro-bind", "/dev/null", str(path)]
+        seen = set()
+        for path in (*readable, *([cwd] if cwd else []), *_interpreter_paths()):
+            real = str(Path(path).resolve())
+            if real not in seen and Path(real).exists():
+                seen.add(real)
+                outer += ["--ro-bind", real, real]
+        for folder in writable:
+            real = str(Path(folder).resolve())
+            outer += ["--bind", real, real]
+        if cwd is not None:
+            outer += ["--chdir", str(Path(cwd).resolve())]
+        outer += ["--clearenv"]
+        for key, value in case_env().items():
+            outer += ["--setenv", key, value]
+        return [*outer, "--", *argv]
+
+
+NONE_ASKED = Sandbox(None, "--no-sandbox")
+
+
+def _interpreter_paths() -> list[str]:
+    """Where Python and its packages live, when that is under /tmp (a venv made there)."""
+    paths = [sys.prefix, sys.base_prefix, sys.executable, *sys.path]
+    return [p for p in paths if p and Path(p).resolve().is_relative_to("/tmp")]
+
+
+@lru_cache(maxsize=None)
+def probe() -> Sandbox:
+    """The sandbox this machine can make, tried once: bwrap must start a process in it."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return Sandbox(None, "bwrap is not installed (apt-get install bubblewrap)")
+    trial = Sandbox(bwrap, "")
+    try:
+        proc = subprocess.run(trial.wrap(["/bin/true"], []), capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return Sandbox(None, f"bwrap could not run: {e}")
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        return Sandbox(None, f"bwrap cannot make a sandbox here: {last[:200]}")
+    return Sandbox(bwrap, "bwrap: read-only root, no network, private /tmp, scratch folder writable, "
+                          "scrubbed environment")

