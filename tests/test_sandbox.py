@@ -144,3 +144,25 @@ def test_no_sandbox_is_said_and_recorded(monkeypatch):
         assert made.wrap(["python3", "x.py"], [Path("/tmp")]) == ["python3", "x.py"]
     finally:
         sandbox.probe.cache_clear()
+
+
+def test_a_sweep_builder_runs_in_the_sandbox(tmp_path):
+    """A builder is a stranger's Python too: built in the sandbox, its write outside fails,
+    and the sweep's items say why."""
+    from harness.case import CaseError
+    from harness.sweep.materialize import program_of
+    from harness.sweep.spec import load_sweep
+    from test_sweep import BUILDER, TINY, write_sweep
+
+    sandbox = _sandbox_or_skip()
+    outside = Path("/var/tmp") / f"iree-regress-hostile-builder-{os.getpid()}.txt"
+    path = write_sweep(tmp_path, TINY)
+    (path.parent / "tiny.py").write_text(f"open({str(outside)!r}, 'w').write('pwned')\n" + BUILDER)
+    sweep = load_sweep(path)
+    with pytest.raises(CaseError, match="its builder failed .*Read-only file system"):
+        program_of(sweep, sweep.variants()[0], sandbox)
+    assert not outside.exists()
+    # Unsandboxed (the planted fault), the same builder writes it.
+    program_of(sweep, sweep.variants()[0], NONE_ASKED)
+    assert outside.read_text() == "pwned"
+    outside.unlink()

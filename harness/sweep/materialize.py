@@ -10,7 +10,10 @@ an item like any other.
 
 from __future__ import annotations
 
+import functools
+import json
 import sys
+import tempfile
 from pathlib import Path
 
 from ..cache import digest
@@ -18,29 +21,38 @@ from ..case import Case, CaseError, case_from_table
 from ..importers import versions
 from ..outcomes import OK
 from ..record import StageResult
-from ..reference import load_module
+from ..process import BOUNDS, run_bounded
+from ..sandbox import Sandbox, probe as sandbox_probe
 from ..stages import Settings, cached_step, run_torch_job, torch_job_key
 from .program import Program
 from .spec import Sweep, Variant, variant_of
 
 FOUND_BY = "iree-regress sweep"
+REPO = Path(__file__).resolve().parent.parent.parent
 
 
-def load_builder(sweep: Sweep):
-    """The sweep's builder module (imported once per process and file)."""
-    name = f"iree_regress_sweep_{sweep.family}_{digest(str(sweep.builder))}"
-    if name not in sys.modules:
-        module = load_module(sweep.builder, name)
-        if not callable(getattr(module, "build", None)):
-            raise AttributeError(f"{sweep.builder}: defines no build(point)")
-    return sys.modules[name]
+@functools.lru_cache(maxsize=None)
+def _programs(path: Path, builder_digest: str, sandbox: Sandbox) -> dict[str, Program]:
+    """Every variant's program, built once per process and builder by `sweep.build` in the
+    sandbox: the builder is a stranger's Python like a case's model.py."""
+    argv = [sys.executable, "-m", "harness.sweep.build", path]
+    with tempfile.TemporaryDirectory(prefix="iree-regress-sweep-") as scratch:
+        out = Path(scratch) / "programs.json"
+        argv.append(out)
+        proc = run_bounded(sandbox.wrap(argv, [Path(scratch)], cwd=REPO, readable=[path.parent]),
+                           BOUNDS["import"], cwd=REPO)
+        if not proc.ok or not out.is_file():
+            last = (proc.stderr_tail().strip().splitlines() or [proc.status()])[-1]
+            raise CaseError(f"{path}: its builder failed ({proc.status()}): {last[:300]}")
+        built = json.loads(out.read_text())
+    return {vid: Program(p["source"], p["dtype"], tuple(p["outputs"])) for vid, p in built.items()}
 
 
-def program_of(sweep: Sweep, variant: Variant) -> Program:
-    program = load_builder(sweep).build(variant.values())
-    if not isinstance(program, Program):
-        raise TypeError(f"{sweep.builder}: build() returned {type(program).__name__}, not a Program")
-    return program
+def program_of(sweep: Sweep, variant: Variant, sandbox: Sandbox | None = None) -> Program:
+    programs = _programs(sweep.path, digest("builder", sweep.builder.read_bytes()), sandbox or sandbox_probe())
+    if variant.id not in programs:
+        raise CaseError(f"{sweep.path}: its builder made no program for {variant.id}")
+    return programs[variant.id]
 
 
 def case_table(sweep: Sweep, variant: Variant, program: Program) -> dict:
@@ -56,7 +68,7 @@ def case_table(sweep: Sweep, variant: Variant, program: Program) -> dict:
 def materialize(sweep: Sweep, variant: Variant, settings: Settings) -> tuple[Case, StageResult]:
     """The variant's Case and how its golden was made (not ok: the case has no golden,
     and the item ends on that stage)."""
-    program = program_of(sweep, variant)
+    program = program_of(sweep, variant, settings.sandbox)
     source = program.source.encode()
     # The program's own folder, so that even a variant whose golden failed is a case
     # with a model.py to show.
