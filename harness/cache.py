@@ -72,6 +72,19 @@ class Cache:
         self.hits = 0
         self.misses = 0
         self.discarded = 0
+        self.note = ""  # why this run does not use the cache it was given (plugin: unusable)
+
+    def unusable(self) -> str:
+        """'' when entries can be written under the root, else why not (read-only, not a
+        folder, no space): asked once, at the start of a run."""
+        try:
+            folder = self.root / FORMAT / "tmp"
+            folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
+                pass
+        except OSError as e:
+            return f"{self.root}: {e.strerror or e}"
+        return ""
 
     def entry(self, kind: str, key: str) -> Path:
         return self.root / FORMAT / kind / key
@@ -138,15 +151,19 @@ class Cache:
         final = self.entry(kind, key)
         final.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=final.parent))
-        for name, content in files.items():
-            (tmp / name).parent.mkdir(parents=True, exist_ok=True)  # names may hold folders
-            if isinstance(content, bytes):
-                (tmp / name).write_bytes(content)
-            else:
-                shutil.move(str(content), tmp / name)
-        meta = {**meta, "key": f"{kind}/{key}",
-                "files": {name: file_digest(tmp / name) for name in files}}
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True, default=str))
+        try:
+            for name, content in files.items():
+                (tmp / name).parent.mkdir(parents=True, exist_ok=True)  # names may hold folders
+                if isinstance(content, bytes):
+                    (tmp / name).write_bytes(content)
+                else:
+                    shutil.move(str(content), tmp / name)
+            meta = {**meta, "key": f"{kind}/{key}",
+                    "files": {name: file_digest(tmp / name) for name in files}}
+            (tmp / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True, default=str))
+        except OSError:  # a full disk, say: no half entry is left to be found
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         if final.exists():
             shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)

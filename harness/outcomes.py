@@ -2,8 +2,9 @@
 
 Three vocabularies, from the inside out:
 
-  stage status   ok | fail | crash | timeout | oom | garbage | skip   (one stage's end)
+  stage status   ok | fail | crash | timeout | oom | garbage | skip | infra   (one stage's end)
   item outcome   pass | skip | <stage>-<status> | collect-error | harness-error | worker-crash
+                 | infra-error
   verdict        PASS | FAIL | XFAIL | XPASS | SKIP | ERROR           (outcome vs expectation)
 
 then the cell states the reports colour, mark and label, and the states a probe of a
@@ -20,7 +21,11 @@ STAGES = ("import", "compile", "configure", "run", "reference", "compare", "ir")
 OK, SKIPPED = "ok", "skip"
 FAILED, CRASHED, TIMED_OUT, OUT_OF_MEMORY, GARBAGE = "fail", "crash", "timeout", "oom", "garbage"
 FAILING_STATUSES = (FAILED, CRASHED, TIMED_OUT, OUT_OF_MEMORY, GARBAGE)
-STATUSES = (OK, *FAILING_STATUSES, SKIPPED)
+# The machine, not the program: a full disk, a read-only or failing file system, no file
+# descriptors or memory left for the tool's own I/O. Never a verdict on the compiler,
+# never cached, never expected (so not a failing status an [[expect]] may name).
+INFRA = "infra"
+STATUSES = (OK, *FAILING_STATUSES, SKIPPED, INFRA)
 
 # ------------------------------------------------------------------- item outcomes
 PASS_OUTCOME, SKIP_OUTCOME = "pass", "skip"
@@ -29,7 +34,8 @@ PASS_OUTCOME, SKIP_OUTCOME = "pass", "skip"
 COLLECT_ERROR = "collect-error"  # the case could not be loaded (malformed case.toml)
 HARNESS_ERROR = "harness-error"  # the harness raised while running the item
 WORKER_CRASH = "worker-crash"    # the pytest-xdist worker running the item died
-HARNESS_OUTCOMES = (COLLECT_ERROR, HARNESS_ERROR, WORKER_CRASH)
+INFRA_ERROR = "infra-error"      # machine trouble (INFRA) in a tool's or the harness's I/O
+HARNESS_OUTCOMES = (COLLECT_ERROR, HARNESS_ERROR, WORKER_CRASH, INFRA_ERROR)
 # Stages whose failure only shows where the item runs: a compile-only pass says nothing.
 RUNTIME_STAGES = ("run", "compare")
 
@@ -88,7 +94,8 @@ VERDICTS = {v.name: v for v in (
     VerdictCode("SKIP", "not applicable here (e.g. an IR check for other releases)", False),
     VerdictCode("FAIL", "failed, or failed differently from the known bug", True),
     VerdictCode("XPASS", "a known bug no longer shows: update the case", True),
-    VerdictCode("ERROR", "no verdict: the case did not load, the harness or its worker broke", True),
+    VerdictCode("ERROR", "no verdict: the case did not load, the harness or its worker broke, or the "
+                         "machine did (a full disk)", True),
     # What did not run is never a pass: a known run-time bug on an item that only compiled
     # (no device here) was neither seen nor seen gone.
     VerdictCode("UNOBSERVED", "a known run-time bug on an item that only compiled: not observed", False),
@@ -124,7 +131,8 @@ CELL_STATES = {s.name: s for s in (
     CellState("timeout", "timed out", "#ef7d22", "T"),
     CellState("oom", "killed for memory", "#a0522d", "M"),
     CellState("garbage", "unreadable output", "#5d4037", "G"),
-    CellState("error", "no result: case did not load, harness error or worker crash", "#000000", "E"),
+    CellState("error", "no result: case did not load, harness error, worker crash or machine trouble",
+              "#000000", "E"),
     CellState("skip", "skipped", "#d0d0d0", "–", "skip", True),
     CellState("unobserved", "known run-time bug, not run here (compile-only): not observed", "#c5cae9",
               "?", "not run", True),

@@ -17,6 +17,8 @@ targets and levels; the variant is made into a case when its first item runs
 
 from __future__ import annotations
 
+import atexit
+import errno
 import json
 import os
 import shutil
@@ -31,9 +33,9 @@ from .cache import Cache
 from .case import CaseError, load_case
 from .history.releases import ReleaseUnavailable, ensure
 from .item import ItemId, run_item
-from .outcomes import (COLLECT_ERROR, CRASHED, ERROR, FAIL, HARNESS_ERROR, PASS, SKIP, UNOBSERVED, WORKER_CRASH,
+from .outcomes import (COLLECT_ERROR, CRASHED, ERROR, FAIL, HARNESS_ERROR, INFRA_ERROR, PASS, SKIP, UNOBSERVED, WORKER_CRASH,
                        XFAIL, XPASS)
-from .process import BOUNDS, Bounds, become_subreaper, children, kill_descendants, kill_tree_root
+from .process import BOUNDS, MACHINE_ERRNOS, Bounds, become_subreaper, children, kill_descendants, kill_tree_root
 from .record import ItemRecord, ItemRef, StageResult
 from .results import ResultsWriter, environment, link_newest, new_run_id, read_results, run_file
 from .sandbox import NONE_ASKED, probe as sandbox_probe
@@ -210,9 +212,16 @@ def _settings(config) -> Settings:
     except (ToolchainError, ReleaseUnavailable) as e:
         raise pytest.UsageError(str(e)) from None
     cache_dir = config.getoption("iree_cache_dir")
+    cache = Cache(Path(cache_dir) if cache_dir else None, enabled=not config.getoption("no_iree_cache"))
+    problem = cache.unusable()
+    if problem:  # go on uncached, in a folder of this run's own, and say so once (sessionstart)
+        scratch = Path(tempfile.mkdtemp(prefix="iree-regress-uncached-"))
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+        cache = Cache(scratch, enabled=False)
+        cache.note = f"unusable ({problem}): this run is uncached"
     return Settings(
         toolchain=toolchain,
-        cache=Cache(Path(cache_dir) if cache_dir else None, enabled=not config.getoption("no_iree_cache")),
+        cache=cache,
         compile_bounds=Bounds(config.getoption("compile_timeout"), config.getoption("compile_memory_mb")),
         run_bounds=Bounds(config.getoption("run_timeout"), config.getoption("compile_memory_mb")),
         target_options=targets.TargetOptions(tuple(
@@ -270,9 +279,12 @@ def pytest_sessionstart(session):
         return
     run = session_of(config)
     run.env = environment(run.settings.toolchain, run.settings.sandbox)
+    terminal = session.config.get_terminal_writer()
     if not run.settings.sandbox.bwrap:  # said once, here; the report header says it too
-        session.config.get_terminal_writer().line(
-            f"iree-regress: case code: {run.settings.sandbox.description}", yellow=True)
+        terminal.line(f"iree-regress: case code: {run.settings.sandbox.description}", yellow=True)
+    if run.settings.cache.note:
+        run.env["cache"] = run.settings.cache.note
+        terminal.line(f"iree-regress: WARNING: the cache {run.settings.cache.note}", yellow=True)
     shutil.rmtree(run.reports / ".inflight", ignore_errors=True)  # an old run's notes
     header = {"environment": run.env, "run_id": run.run_id}
     if run.shard is not None:
@@ -402,9 +414,12 @@ class CaseItem(pytest.Item):
         return {"title": self.case.title, "issues": list(self.case.threads), "family": self.case.family}
 
     def _harness_error(self, e: Exception) -> ItemRecord:
+        trouble = isinstance(e, OSError) and errno.errorcode.get(e.errno) in MACHINE_ERRNOS
+        message = (f"machine trouble: {errno.errorcode[e.errno]}: {e.strerror}: {e.filename}" if trouble
+                   else f"{type(e).__name__}: {e}")
         return ItemRecord(
-            case=self.ref.case, item=self.name, outcome=HARNESS_ERROR, verdict=ERROR,
-            message=f"{type(e).__name__}: {e}", target=self.target, opt_level=self.opt_level,
+            case=self.ref.case, item=self.name, outcome=INFRA_ERROR if trouble else HARNESS_ERROR, verdict=ERROR,
+            message=message, target=self.target, opt_level=self.opt_level,
             ir_check=self.check.name if self.check else None, nodeid=self.nodeid, **self._about())
 
     def runtest(self):
@@ -420,9 +435,10 @@ class CaseItem(pytest.Item):
             raise ItemFailure(f"FLAKY: {' then '.join(attempts)}: {v.message}", result)
         for key in ("outcome", "verdict", "compiler", "seconds", "compile_only"):
             self.user_properties.append((key, getattr(record, key)))
-        if v.kind in (FAIL, XPASS) or (v.kind == XFAIL and self.config.option.runxfail):
+        if v.kind in (FAIL, XPASS, ERROR) or (v.kind == XFAIL and self.config.option.runxfail):
             self.user_properties.append(("reproducer", record.reproducer))
-            prefix = {XPASS: "UNEXPECTED PASS: ", XFAIL: "known bug (--runxfail): "}.get(v.kind, "")
+            prefix = {XPASS: "UNEXPECTED PASS: ", XFAIL: "known bug (--runxfail): ",
+                      ERROR: "NO VERDICT: "}.get(v.kind, "")
             raise ItemFailure(prefix + v.message, result)
         if v.kind == XFAIL:
             pytest.xfail(v.message)

@@ -327,6 +327,27 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
 
 # ------------------------------------------------- what a tool said as it failed
 
+# The machine's own trouble, as the C library (strerror) and LLVM's raw_ostream print it.
+# A tool that hit one of these in its own I/O says nothing about the program it was given.
+MACHINE_TROUBLE = (
+    ("ENOSPC", ("No space left on device", "Disk quota exceeded")),
+    ("EROFS", ("Read-only file system",)),
+    ("EIO", ("Input/output error",)),
+    ("EMFILE", ("Too many open files",)),
+    ("ENOMEM", ("Cannot allocate memory",)),
+)
+MACHINE_ERRNOS = {"ENOSPC", "EDQUOT", "EROFS", "EIO", "EMFILE", "ENFILE", "ENOMEM"}
+
+
+def machine_trouble(text: str) -> str:
+    """'ENOSPC: <the line that says it>' when `text` reports machine trouble, else ''."""
+    for name, phrases in MACHINE_TROUBLE:
+        for line in text.splitlines():
+            if any(p in line for p in phrases):
+                return f"{name}: {line.strip()[:300]}"
+    return ""
+
+
 def last_diagnostic(stderr: str) -> str:
     """The most telling line of a tool's stderr: its first 'error:' or assertion."""
     lines = [l.strip() for l in stderr.splitlines() if l.strip()]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from .outcomes import (CELL_COMPILE_ONLY, CELL_ERROR, CELL_FAIL, CELL_PASS, CELL_STATES, CELL_UNOBSERVED, ERROR,
-                       FAILING_STATUSES, HARNESS_OUTCOMES, OK, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME,
+                       FAILING_STATUSES, HARNESS_OUTCOMES, INFRA, INFRA_ERROR, OK, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME,
                        SKIPPED, UNOBSERVED, VERDICTS, XFAIL, XPASS, stage_outcome)
 
 
@@ -84,6 +84,8 @@ def failing_stage(stages: list[StageResult]) -> StageResult | None:
 def outcome_of(stages: list[StageResult]) -> str:
     """pass | skip | <stage>-<status> of the first stage that did not end ok."""
     bad = failing_stage(stages)
+    if bad and bad.status == INFRA:
+        return INFRA_ERROR
     if bad:
         return stage_outcome(bad.stage, bad.status)
     if stages and all(s.status == SKIPPED for s in stages):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .case import Case, Expectation, IrCheck
-from .outcomes import (FAIL, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME, SKIPPED, UNOBSERVED, XFAIL, XPASS,
+from .outcomes import (ERROR, FAIL, INFRA_ERROR, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME, SKIPPED, UNOBSERVED, XFAIL, XPASS,
                        shows_at_run_time)
 from .record import ItemRecord, StageResult, compile_only, failing_stage, failure_text, outcome_of
 from .stages import (Settings, compare_stage, compile_flags, compile_stage, configure_stage, import_stage,
@@ -157,6 +157,8 @@ def verdict(result: ItemResult, expectation: Expectation | None) -> Verdict:
                              "regenerate them with `iree-regress golden` or find what changed")
     if outcome == SKIP_OUTCOME:
         return Verdict(SKIP, "; ".join(s.detail for s in result.stages if s.detail))
+    if outcome == INFRA_ERROR:  # the machine's trouble: no verdict on the compiler either way
+        return Verdict(ERROR, f"{bad.stage}: {bad.detail}")
     if expectation is None:
         if outcome == PASS_OUTCOME:
             note = next((s.detail for s in result.stages if s.status == SKIPPED), "")

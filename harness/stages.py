@@ -26,8 +26,9 @@ from .cache import Cache, digest, read_meta
 from .case import Case, IrCheck
 from .compare import compare_outputs
 from .configuration import ATTENTION_OP, has_attention, left_after_strip, read_configurations
-from .outcomes import CRASHED, FAILED, GARBAGE, OK, OUT_OF_MEMORY, SKIPPED, TIMED_OUT
-from .process import BOUNDS, Bounds, ProcessResult, crash_message, display, first_frame, last_diagnostic, run_bounded
+from .outcomes import CRASHED, FAILED, GARBAGE, INFRA, OK, OUT_OF_MEMORY, SKIPPED, TIMED_OUT
+from .process import (BOUNDS, Bounds, ProcessResult, crash_message, display, first_frame, last_diagnostic,
+                      machine_trouble, run_bounded)
 from .record import StageResult
 from .sandbox import Sandbox, probe as sandbox_probe
 from .reference import load_arrays, npy_files
@@ -59,6 +60,11 @@ def _tool_name(settings: Settings, path: Path) -> str:
 
 def stage_from_process(stage: str, proc: ProcessResult, shown_command: str) -> StageResult:
     status = proc.status()
+    trouble = machine_trouble(proc.stderr) if status != OK else ""
+    if trouble:  # the disk or the file system, not the compiler: never a verdict, never cached
+        where = f" (in {Path(proc.argv[proc.argv.index('-o') + 1]).parent})" if "-o" in proc.argv[:-1] else ""
+        return StageResult(stage, INFRA, f"machine trouble{where}: {trouble}", proc.stderr_tail(), shown_command,
+                           proc.seconds, proc.peak_rss_mb)
     detail = {
         OK: "",
         FAILED: f"exit code {proc.returncode}",
@@ -106,7 +112,7 @@ def _cached_result(entry: Path, command: str | None = None, path: Path | None = 
 
 
 # A result that depends on the bounds or the machine's load, not on the input alone.
-_NOT_CACHED = (TIMED_OUT, OUT_OF_MEMORY)
+_NOT_CACHED = (TIMED_OUT, OUT_OF_MEMORY, INFRA)
 
 # What a step's work leaves: its result and the files to keep with it (moved into the entry).
 Built = tuple[StageResult, dict[str, Path]]
@@ -122,7 +128,9 @@ def cached_step(settings: Settings, kind: str, key: str, build: Callable[[Path],
     entry holding its files (None when nothing was stored)."""
     with settings.cache.compute_once(kind, key) as done:
         if done:
-            return _cached_result(done, shown, path), done
+            cached = _cached_result(done, shown, path)
+            if cached.status not in _NOT_CACHED:  # never stored now; an older entry is not read
+                return cached, done
         out = settings.cache.scratch(f"{kind}-")
         try:
             result, files = build(out)

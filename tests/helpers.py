@@ -6,6 +6,7 @@ iree-run-module as far as the harness can tell, and misbehave on request:
 * iree-compile acts on a line `// FAKE: <mode>` in its input file:
   ok (default) | segfault | abort | assert-exit | hang | oom | garbage | error
   | zip-garbage (the zip magic and random bytes: only the runtime's loader can tell)
+  | disk-full (LLVM's "No space left on device" while $IREE_REGRESS_FAKE_DISK_FULL is set, else ok)
   | kill-worker (SIGKILLs the process that ran it: a pytest worker dying mid-item, then
   hangs) | leak (starts a child in a session of its own that sleeps, then compiles ok)
   An ok module is b"PK\\x03\\x04" + the input text, so a `// FAKE-RUN: <mode>` line in
@@ -91,6 +92,13 @@ elif mode == "garbage":
 elif mode == "error":
     sys.stderr.write(src + ":2:3: error: something went wrong in the fake compiler\n")
     sys.exit(1)
+elif mode == "disk-full" and os.environ.get("IREE_REGRESS_FAKE_DISK_FULL"):  # until the disk is freed
+    sys.stderr.write("LLVM ERROR: IO failure on output stream: No space left on device\n")
+    sys.exit(1)
+elif mode == "disk-full":
+    with open(out, "wb") as f:
+        f.write(b"PK\x03\x04FAKE-VMFB\n" + text.encode())
+    sys.exit(0)
 elif mode == "zip-garbage":  # the zip magic, then nothing a runtime could load
     with open(out, "wb") as f:
         f.write(b"PK\x03\x04" + bytes(random.randrange(256) for _ in range(64)))

@@ -25,7 +25,8 @@ def _env_lines(env: dict) -> list[tuple[str, str]]:
              ("IREE runtime", env.get("runtime_version", "?")),
              ("packages", ", ".join(f"{k} {v}" for k, v in pk.items() if v)),
              ("host", f"{env.get('host_cpu', '?')} ({env.get('machine', '?')})"),
-             ("case code", env.get("case_code", "?"))]
+             ("case code", env.get("case_code", "?")),
+             *([("cache", env["cache"])] if env.get("cache") else [])]
     for driver, devices in env.get("device_info", {}).items():
         for d in devices:
             lines.append((driver, f"{d.get('name', '?')} / {d.get('driver', '')} {d.get('driver_info', '')}".strip()))
