@@ -10,10 +10,12 @@ import pytest
 
 GITHUB = Path(__file__).resolve().parent.parent / ".github"
 WORKFLOW = GITHUB / "workflows" / "nightly.yml"
+PR_WORKFLOW = GITHUB / "workflows" / "pr.yml"
 MERGE_ACTION = GITHUB / "actions" / "merge-night" / "action.yml"
 
 
 @pytest.mark.parametrize("path, schema", [(WORKFLOW, "vendor.github-workflows"),
+                                          (PR_WORKFLOW, "vendor.github-workflows"),
                                           (MERGE_ACTION, "vendor.github-actions")])
 def test_the_workflow_validates_against_githubs_schema(path, schema):
     tool = shutil.which("check-jsonschema")
@@ -51,3 +53,22 @@ def test_shards_gpu_runs_merge_and_weekly_prove_are_all_there():
     prove = jobs["prove"]["strategy"]["matrix"]
     assert len(prove["releases"]) * len(prove["shard"]) > 1 and "--release-shard" in str(jobs["prove"]["steps"])
     assert jobs["prove-merge"]["needs"] == "prove" and "prove --merge" in str(jobs["prove-merge"]["steps"])
+
+
+def test_the_pull_request_check_runs_strangers_code_with_nothing_to_steal():
+    """pull_request only (pull_request_target would hand the PR's code a write token and
+    secrets), a read-only token, no secrets, no stored credentials, and ci/pr-check."""
+    from ruamel.yaml import YAML
+
+    text = PR_WORKFLOW.read_text()
+    flow = YAML(typ="safe").load(text)
+    on = flow.get("on", flow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert set(on) == {"pull_request"}
+    assert {"cases/**", "sweeps/**"} <= set(on["pull_request"]["paths"])
+    assert flow["permissions"] == {"contents": "read"}
+    assert "secrets." not in text
+    (job,) = flow["jobs"].values()
+    checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["persist-credentials"] is False
+    assert any("ci/pr-check" in s.get("run", "") for s in job["steps"])
+    assert "bubblewrap" in (GITHUB.parent / "ci" / "install.sh").read_text()
