@@ -72,3 +72,53 @@ def test_the_pull_request_check_runs_strangers_code_with_nothing_to_steal():
     assert checkout["with"]["persist-credentials"] is False
     assert any("ci/pr-check" in s.get("run", "") for s in job["steps"])
     assert "bubblewrap" in (GITHUB.parent / "ci" / "install.sh").read_text()
+
+
+def _git(repo, *args):
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"})
+
+
+@pytest.mark.harness
+def test_pr_check_runs_exactly_what_the_branch_changed(tmp_path):
+    """ci/pr-check in a repository of its own, with iree-regress and python3 stubbed to log
+    their arguments: the changed case and sweep are linted, proved and run; an unchanged
+    case and a deleted one are not; with nothing changed it exits 0 at once."""
+    import os
+    import stat
+
+    repo = tmp_path / "repo"
+    (repo / "ci").mkdir(parents=True)
+    (repo / "ci" / "pr-check").write_text((GITHUB.parent / "ci" / "pr-check").read_text())
+    for slug in ("kept", "changed", "deleted"):
+        (repo / "cases" / slug).mkdir(parents=True)
+        (repo / "cases" / slug / "case.toml").write_text("title = 'x'\n")
+    (repo / "sweeps").mkdir()
+    (repo / "sweeps" / "topk.toml").write_text("")
+    (repo / "sweeps" / "topk.py").write_text("")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    log = tmp_path / "calls.log"
+    for name in ("iree-regress", "python3"):
+        (bin_ / name).write_text(f'#!/bin/sh\necho "{name} $*" >> {log}\n')
+        (bin_ / name).chmod(stat.S_IRWXU)
+    env = {"PATH": f"{bin_}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    nothing = subprocess.run(["bash", "ci/pr-check", "HEAD"], cwd=repo, capture_output=True, text=True, env=env)
+    assert nothing.returncode == 0 and "no case or sweep changed" in nothing.stdout and not log.exists()
+
+    (repo / "cases" / "changed" / "model.py").write_text("# changed\n")
+    (repo / "cases" / "deleted" / "case.toml").unlink()
+    (repo / "sweeps" / "topk.py").write_text("# changed\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "change")
+    done = subprocess.run(["bash", "ci/pr-check", "HEAD~1"], cwd=repo, capture_output=True, text=True, env=env)
+    calls = log.read_text().splitlines()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "iree-regress lint" in calls and "iree-regress prove changed" in calls
+    run = next(c for c in calls if c.startswith("python3 -m pytest"))
+    assert "cases/changed sweeps/topk.toml --sweep-sample" in run and "kept" not in run and "deleted" not in run
+    assert any(c.startswith("python3 -c from harness.sandbox import probe") for c in calls)  # the sandbox asked
