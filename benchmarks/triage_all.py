@@ -40,8 +40,8 @@ def row(slug: str, item: str, folder: Path, seconds: float, timed_out: bool) -> 
                     why="timed out" if timed_out else "no TRIAGE.json written")
     t = json.loads(report.read_text())
     named = t.get("pass") or t.get("failing_pass")
-    boundary = (f"{t['good']['version']} good / {t['bad']['version']} bad"
-                if t.get("good") and t.get("bad") else "")
+    boundary = (f"{t['good']['version']} good / {t['bad']['version']} bad" if t.get("good") and t.get("bad") else
+                f"none: open, no release passes ({t['bad']['version']} bad)" if t.get("bad") else "")
     size = t.get("size") or {}
     confirmed = {True: "confirmed", False: "unconfirmed", None: "not checked"}[t.get("pass_confirmed")]
     return dict(

@@ -296,9 +296,9 @@ def test_a_window_with_an_onset_and_a_fix_triages_the_one_asked_for():
     from harness.triage.flow import default_ends
 
     case = SimpleNamespace(history=History("fixed", (Window("3.3.0", "3.4.0", "3.2.0", "3.6.0"),)))
-    assert default_ends(case, []) == [("3.2.0", "3.4.0", "broken"), ("3.6.0", "3.3.0", "fixed")]
-    assert default_ends(case, [], "fixed") == [("3.6.0", "3.3.0", "fixed")]
-    assert default_ends(case, [], "broken") == [("3.2.0", "3.4.0", "broken")]
+    assert default_ends(case, []) == [("3.2.0", "3.3.0", "broken"), ("3.6.0", "3.4.0", "fixed")]
+    assert default_ends(case, [], "fixed") == [("3.6.0", "3.4.0", "fixed")]
+    assert default_ends(case, [], "broken") == [("3.2.0", "3.3.0", "broken")]
 
 
 def test_a_matrix_item_of_a_wrong_numbers_or_ir_bug_is_triaged_by_its_numbers():

@@ -22,7 +22,7 @@ import shutil
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import reducer
@@ -101,16 +101,18 @@ TORCH_IMPORT = "torch-dialect import (before IREE's input phase)"
 
 def default_ends(case: Case, available: list[str], which: str | None = None) -> list[tuple[str, str, str]]:
     """(good, bad, direction) to try, from the case's newest window: the onset first
-    (last good .. last bad), then the fix (first good back to first bad); `which`
-    ("broken" / "fixed") asks for one of them only."""
+    (last good .. first bad), then the fix (first good back to last bad); `which`
+    ("broken" / "fixed") asks for one of them only. The ends are the window's own
+    boundary releases: an item that shows the bug on only part of the window (one level
+    of a case whose IR check shows it earlier) is still bad next to the fix."""
     if not case.history.windows:
         return []
     w = case.history.windows[-1]
     ends = []
     if w.last_good:
-        ends.append((w.last_good, w.last_bad or available[-1], "broken"))
+        ends.append((w.last_good, w.first_bad, "broken"))
     if w.first_good:
-        ends.append((w.first_good, w.first_bad, "fixed"))
+        ends.append((w.first_good, w.last_bad, "fixed"))
     return [e for e in ends if which in (None, e[2])]
 
 
@@ -127,15 +129,16 @@ def when(t: Triage, source, good: str | None, bad: str | None, which: str | None
             w = t.case.history.windows[-1] if t.case.history.windows else None
             if w is not None and w.hidden_before:
                 # No release before it passes, and it is still open: no good end to search from.
-                t.problems.append(f"no good release to bisect from: up to {w.hidden_before} the items fail "
-                                  f"another way ({w.hidden_by}), and the window is open; give --good and --bad")
+                why = (f"no good release to bisect from: up to {w.hidden_before} the items fail "
+                       f"another way ({w.hidden_by}), and the window is open")
             elif w is not None:
                 # It shows on the oldest release measured and is still open: nothing passes.
-                t.problems.append(f"no good release to bisect from: the bug shows on every release measured "
-                                  f"({t.case.history.describe()}); give --good and --bad")
+                why = f"no good release to bisect from: the bug shows on every release measured " \
+                      f"({t.case.history.describe()})"
             else:
                 t.problems.append("the case has no measured window: give --good and --bad")
-            return False
+                return False
+            return _alone(t, source, w.last_bad, why)
     for good_v, bad_v, direction in tries:
         for v in (good_v, bad_v):
             if v not in available:
@@ -181,6 +184,21 @@ def when(t: Triage, source, good: str | None, bad: str | None, which: str | None
     return True
 
 
+def _alone(t: Triage, source, bad: str, why: str) -> bool:
+    """An open bug no release passes: a compiler failure is still triaged on its newest bad
+    release alone (a reduced program that fails the same way, and the failing pass); wrong
+    numbers and IR checks need a release that is right to compare with."""
+    if t.item.is_ir or t.bug.needs_device():
+        t.problems.append(f"{why}; wrong numbers or a failing IR check need a release that is right to compare "
+                          "with: give --good and --bad")
+        return False
+    t.say(f"when: {why}: triaged on IREE {bad} alone (no boundary; a reduced program and the failing pass)")
+    t.bad, t.good = releases.ensure(bad, source, t.say), None
+    t.bug = t.bug.at(t.bad.release)
+    t.bisect = BisectResult([bad], [], bad, None)
+    return True
+
+
 def _take(t: Triage, good: str, bad: str, source) -> None:
     t.good, t.bad = releases.ensure(good, source, t.say), releases.ensure(bad, source, t.say)
     t.bug = t.bug.at(t.bad.release)  # the bad release's window: what its candidates must show
@@ -199,7 +217,12 @@ def _item_outcomes(t: Triage) -> tuple[str, ...]:
 def _mode(t: Triage) -> str:
     if t.item.is_ir:
         return "ir"
-    return "differential" if set(_item_outcomes(t)) == {WRONG_NUMBERS} else "outcome"
+    outcomes = set(_item_outcomes(t))
+    if outcomes == {WRONG_NUMBERS}:
+        return "differential"
+    # Wrong numbers on some releases, a failure on others: as the bad release shows it.
+    shown = [p.outcome for p in (t.bisect.probes if t.bisect else ()) if p.version == t.bisect.first_bad]
+    return "differential" if WRONG_NUMBERS in outcomes and WRONG_NUMBERS in shown else "outcome"
 
 
 def frame_question(t: Triage, work: Path) -> list[tuple[Path, str]]:
@@ -209,6 +232,8 @@ def frame_question(t: Triage, work: Path) -> list[tuple[Path, str]]:
     starts: list[tuple[Path, str]] = []
     ir = {}
     for name, tc in (("bad", t.bad), ("good", t.good)):
+        if tc is None:  # an open bug triaged on its bad release alone
+            continue
         settings = settings_with(tc)
         if t.item.is_ir:
             check = next(c for c in t.case.ir_checks if c.name == t.item.ir_check)
@@ -249,7 +274,7 @@ def frame_question(t: Triage, work: Path) -> list[tuple[Path, str]]:
     # Across releases, differences below the floor are rounding, not this bug.
     atol = max(t.case.atol, DIFFERENTIAL_FLOOR) if mode == "differential" else t.case.atol
     rtol = max(t.case.rtol, DIFFERENTIAL_FLOOR) if mode == "differential" else t.case.rtol
-    t.question = Question(mode, sides["bad"], sides["good"], _item_outcomes(t),
+    t.question = Question(mode, sides["bad"], sides.get("good"), _item_outcomes(t),
                           t.bug.match.pattern if t.bug.match else None, t.item.target,
                           t.case.function, inputs, n_outputs, atol, rtol, ir, str(work))
     return starts
@@ -261,7 +286,7 @@ def choose_start(t: Triage, starts: list[tuple[Path, str]]) -> bool:
     whys = []
     for path, note in starts:
         good_outcome = observe(t.question, t.question.good, path, t.bug.needs_device()).result.outcome \
-            if t.question.mode != "differential" else PASS_OUTCOME
+            if t.question.mode != "differential" and t.question.good else PASS_OUTCOME
         q = t.question.with_good_outcome(good_outcome)
         yes, why = interesting(q, path)
         t.say(f"reduce: start from {note}: {'shows the bug' if yes else 'no'} ({why[:160]})")
@@ -287,7 +312,7 @@ def reduce_program(t: Triage, work: Path) -> None:
         t.say("reduce: iree-reduce reads no torch dialect: operand forwarding is the reduction")
         _recheck(t, work)
         return
-    for tc in (t.bad, t.good):  # some releases' reducers crash on their own candidates
+    for tc in (tc for tc in (t.bad, t.good) if tc):  # some releases' reducers crash on their own candidates
         out = work / f"reduced-{tc.compiler_version}.mlir"
         result = reducer.reduce(tc, t.reduced, script, out)
         tried = sum(1 for _ in open(work / "oracle.log")) if (work / "oracle.log").is_file() else 0
@@ -311,7 +336,8 @@ def _recheck(t: Triage, work: Path) -> None:
         t.reduced = plain  # locations name this machine's files; keep them only if the bug needs them
     t.reduced_check = interesting(t.question, t.reduced)
     t.say(f"reduce: the reduced program {'shows' if t.reduced_check[0] else 'does NOT show'} the bug "
-          f"on {t.bad.compiler_version} and not on {t.good.compiler_version}: {t.reduced_check[1][:200]}")
+          f"on {t.bad.compiler_version}" + (f" and not on {t.good.compiler_version}" if t.good else "")
+          + f": {t.reduced_check[1][:200]}")
 
 
 def _forward(t: Triage, work: Path) -> None:
@@ -341,6 +367,9 @@ def _forward(t: Triage, work: Path) -> None:
 
 def where(t: Triage, work: Path) -> None:
     q, program = t.question, t.program
+    if q.good is None:  # one release: no phase or pass to compare, only where it fails
+        _failing_pass(t, program)
+        return
     if q.mode == "ir":  # a pass pipeline, not phases: find the pass directly
         runs = {name: (side.toolchain.opt if q.ir["tool"] == "iree-opt" else side.toolchain.compile,
                        program, list(q.ir["args"])) for name, side in (("good", q.good), ("bad", q.bad))}
@@ -379,17 +408,61 @@ def where(t: Triage, work: Path) -> None:
         t.phase = untested
     if t.phase is None:
         t.say("where: every phase's output is the same on both releases")
+        _runtime_swap(t)
     elif not confirmed:
         t.problems.append(f"no phase carries the bug across releases when swapped; {t.phase.phase}, "
                           "the last that differs, is named unconfirmed")
-    if t.phase is not None and not t.phase.missing:
+    if t.phase is not None and not t.phase.missing and t.phase.phase != RUNTIME:
         _pass_in_phase(t, dumps, work)
+    _failing_pass(t, program)
+
+
+def _failing_pass(t: Triage, program: Path) -> None:
+    """For a compiler failure: the pass the bad release fails in, from MLIR's local
+    crash reproducer."""
+    q = t.question
     if q.mode == "outcome" and not t.bug.needs_device():
-        reproducer = work / "crash-reproducer.mlir"
+        reproducer = Path(q.work) / "crash-reproducer.mlir"
         pipeline, _ = passes.crash_pipeline(q.bad.toolchain, program, list(q.bad.flags), reproducer)
         if pipeline:
             t.failing_pass, t.crash_reproducer = passes.innermost(pipeline), reproducer
             t.say(f"where: the bad release fails in {t.failing_pass} (pipeline {pipeline})")
+
+
+RUNTIME = "runtime"  # the "phase" named when the modules agree and the runtimes do not
+RUNTIME_ORDER = 100  # after every compile phase
+
+
+def _runtime_swap(t: Triage) -> None:
+    """Every compile phase agrees, so the releases part ways after the compiler: each
+    release's module runs on the other release's runtime. The bug following the bad
+    runtime names the runtime (iree-run-module, the VM, the HAL) as where it lives."""
+    q = t.question
+    if q.mode == "ir" or not (q.mode == "differential" or t.bug.needs_device()):
+        return
+    reference = observe(q, q.good, t.program, True).outputs if q.mode == "differential" else None
+    swaps = (("the bad release's module on the good release's runtime", q.bad, q.good, False),
+             ("the good release's module on the bad release's runtime", q.good, q.bad, True))
+    followed, untested = [], []
+    for label, compiler, runtime, wanted in swaps:
+        side = Side(replace(compiler.toolchain, run_module=runtime.toolchain.run_module,
+                            runtime_version=runtime.toolchain.runtime_version), compiler.flags)
+        shown, detail = shows_bug(q, side, t.program, reference=reference)
+        t.confirmation.append(f"{label}: {'shows the bug' if shown else 'no bug' if shown is False else 'neither'} "
+                              f"({detail[:140]})")
+        t.say("where: " + t.confirmation[-1])
+        followed.append(shown is wanted)
+        if shown is None:
+            untested.append(detail[:160])
+    if len(untested) == len(swaps):
+        t.problems.append("every dumped compile phase agrees, so the releases part ways in the module's "
+                          "serialization (after the vm phase) or in the runtime; neither runtime can run the "
+                          f"other's module ({untested[0]}), so the two cannot be told apart here")
+    elif all(followed):
+        t.phase = PhaseDiff(RUNTIME, RUNTIME_ORDER, ())
+        t.say("where: the bug follows the bad release's runtime: it is in the runtime, not the compiler")
+    else:
+        t.problems.append("every dumped compile phase agrees, and the bug does not follow either runtime alone")
 
 
 def _phase_file(folder: Path, phase: str) -> Path | None:

@@ -16,6 +16,7 @@ TRIAGE.json with every measurement.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -24,6 +25,7 @@ import numpy as np
 
 from .. import targets
 from ..bundle import paste
+from ..cache import cache_root
 from ..bundle.write import case_steps, lay_out, reference_name
 from ..outcomes import PASS_OUTCOME, plain_words
 from ..reference import npy_files
@@ -60,8 +62,8 @@ def _the_bug(t) -> str:
 def _releases(t) -> list[paste.PastedRelease]:
     bad_v, good_v = _versions(t)
     q = t.question
-    return [paste.PastedRelease(bad_v, q.bad.flags, f"has the bug ({_the_bug(t)})"),
-            paste.PastedRelease(good_v, q.good.flags, "does not")]
+    bad = paste.PastedRelease(bad_v, q.bad.flags, f"has the bug ({_the_bug(t)})")
+    return [bad, paste.PastedRelease(good_v, q.good.flags, "does not")] if q.good else [bad]
 
 
 def _write_files(t, out: Path) -> str:
@@ -77,13 +79,13 @@ def _write_files(t, out: Path) -> str:
     runs = q.mode == "differential" or t.bug.needs_device()
     inputs = [Path(p) for p in q.inputs] if runs else []
     expected = []
-    if runs:  # the good release's outputs are what the bad release should give
+    if runs and q.good:  # the good release's outputs are what the bad release should give
         outputs = observe(q, q.good, program, True).outputs or []
         expected = write_inputs(outputs, out / "work" / "expected")
     meta = {"case": t.case.slug, "item": t.item.name, "target": t.item.target,
             "opt_level": t.item.opt_level, "atol": q.atol, "rtol": q.rtol, "output_rules": [],
             "outcome": t.bug.description, "issues": list(t.case.threads),
-            "expected_from": f"IREE {releases[1].version} (the good release)"}
+            "expected_from": f"IREE {releases[1].version} (the good release)" if len(releases) > 1 else ""}
     driver = targets.BY_NAME[t.item.target].driver
     lay_out(out, program, vmfb, inputs, expected, list(q.bad.flags), driver,
             q.function, meta, f"{t.case.slug}::{t.item.name}: triage, IREE {releases[0].version}")
@@ -115,8 +117,16 @@ def _golden_steps(t) -> str:
                       [np.load(p) for p in npy_files(case.expected_dir)])
 
 
-def _summary(t, bad_v: str, good_v: str) -> str:
+def _summary(t, bad_v: str, good_v: str | None) -> str:
     q = t.question
+    if good_v is None:  # an open bug no release passes
+        parts = [f"On IREE {bad_v}, `{t.case.slug}::{t.item.name}` fails ({_the_bug(t)}). No release measured "
+                 f"passes it ({t.case.history.describe()}), so there is no boundary to bisect."]
+        if t.reduced_check and t.reduced_check[0]:
+            parts.append(f"Reduced from {_size_line(t)}; the reduced program fails the same way.")
+        if t.failing_pass:
+            parts.append(f"It fails in `{t.failing_pass}`.")
+        return " ".join(parts)
     what = {"differential": "computes different numbers than",
             "outcome": f"fails ({_the_bug(t)}) where",
             "ir": "fails its IR check where"}[q.mode]
@@ -156,7 +166,8 @@ def write_issue(t, out: Path) -> None:
     ops1, lines1 = size(t.program.read_text())
     data.update({
         "bad": {"version": bad_v, "compiler": t.bad.compiler_version, "revision": t.bad.compiler_revision},
-        "good": {"version": good_v, "compiler": t.good.compiler_version, "revision": t.good.compiler_revision},
+        "good": {"version": good_v, "compiler": t.good.compiler_version, "revision": t.good.compiler_revision}
+        if t.good else None,
         "probes": [p.__dict__ for p in t.bisect.probes],
         "mode": t.question.mode, "start": t.start_note, "inputs": t.inputs_note,
         "size": {"before": {"ops": ops0, "lines": lines0}, "after": {"ops": ops1, "lines": lines1}},
@@ -169,23 +180,37 @@ def write_issue(t, out: Path) -> None:
     (out / "TRIAGE.json").write_text(json.dumps(data, indent=1, default=str))
     # Messages name the files the triage compiled; the reader has them as input.mlir.
     text = _issue_text(t, bad_v, good_v, steps).replace(str(t.program), "input.mlir")
-    (out / "ISSUE.md").write_text(text.replace(str(out / "work") + "/", ""))
+    (out / "ISSUE.md").write_text(_no_machine_paths(text.replace(str(out / "work") + "/", "")))
+    if (out / "input.mlir").is_file():
+        (out / "input.mlir").write_text(_no_machine_paths((out / "input.mlir").read_text()))
+
+
+# A location that names a file on this machine (an import in the cache): its file name is
+# all a reader upstream can use (the file itself is not theirs to read).
+_LOC_PATH = re.compile(r'loc\("/[^"]*/([^"/]+)"')
+
+
+def _no_machine_paths(text: str) -> str:
+    """Locations and messages that name files in this machine's cache name the file only."""
+    in_cache = re.compile(re.escape(str(cache_root())) + r"/[^\s\"':]*/")
+    return in_cache.sub("", _LOC_PATH.sub(r'loc("\1"', text))
 
 
 def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
     q = t.question
     program_text = t.program.read_text()
     links = ", ".join(t.case.threads) or "none (found by iree-regress)"
-    lines = [f"# {t.case.title}: {_the_bug(t)} with IREE {bad_v}, not {good_v}", "",
+    lines = [f"# {t.case.title}: {_the_bug(t)} with IREE {bad_v}" + (f", not {good_v}" if good_v else ""), "",
              _summary(t, bad_v, good_v), "",
              f"Related upstream: {links}. Triaged from the iree-regress case `{t.case.slug}`, "
              f"item `{t.item.name}` (`iree-regress triage {t.case.slug}::{t.item.name}`).", "",
              "## Versions", "",
              f"- bad: `pip install iree-base-compiler=={bad_v}`: iree-compile {t.bad.compiler_version} "
              f"@ {t.bad.compiler_revision or '?'}",
-             f"- good: `pip install iree-base-compiler=={good_v}`: iree-compile {t.good.compiler_version} "
-             f"@ {t.good.compiler_revision or '?'}"]
-    if t.bad.compiler_revision and t.good.compiler_revision:
+             (f"- good: `pip install iree-base-compiler=={good_v}`: iree-compile {t.good.compiler_version} "
+              f"@ {t.good.compiler_revision or '?'}" if t.good else
+              f"- good: none; no release measured passes ({t.case.history.describe()})")]
+    if t.good and t.bad.compiler_revision and t.good.compiler_revision:
         older, newer = ((t.good, t.bad) if t.direction == "broken" else (t.bad, t.good))
         lines.append("- the commits between them: "
                      + REVISION_URL.format(good=older.compiler_revision[:12], bad=newer.compiler_revision[:12]))
@@ -218,7 +243,8 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
         lines.append(f"Observed on {bad_v}: {(t.reduced_check or (0, t.start_check))[1][:600]}")
         runs = t.bug.needs_device() or q.mode == "ir"
         done = "the check passes" if q.mode == "ir" else "it compiles and runs" if runs else "it compiles"
-        lines.append(f"Expected: as on {good_v}, {done}." if q.good_outcome == PASS_OUTCOME
+        lines.append(f"Expected: {done}." if good_v is None else
+                     f"Expected: as on {good_v}, {done}." if q.good_outcome == PASS_OUTCOME
                      else f"Expected: not this bug; {good_v} {plain_words(q.good_outcome)} (another failure) here.")
     lines += ["", "## Where in the compiler", ""]
     if t.phase is not None:

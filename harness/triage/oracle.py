@@ -65,7 +65,7 @@ class Side:
 class Question:
     mode: str
     bad: Side
-    good: Side
+    good: Side | None  # None: an open bug no release passes, asked of the bad release alone
     outcomes: tuple[str, ...] = ()
     match: str | None = None
     target: str | None = None  # the item's target (runs there); None for ir checks
@@ -93,14 +93,15 @@ class Question:
         return Bug(self.outcomes, match, ())
 
     def save(self, path: Path) -> Path:
-        data = {**asdict(self), "bad": self.bad.as_dict(), "good": self.good.as_dict()}
+        data = {**asdict(self), "bad": self.bad.as_dict(), "good": self.good.as_dict() if self.good else None}
         path.write_text(json.dumps(data, indent=1))
         return path
 
     @classmethod
     def load(cls, path: Path) -> "Question":
         data = json.loads(Path(path).read_text())
-        data["bad"], data["good"] = Side.from_dict(data["bad"]), Side.from_dict(data["good"])
+        data["bad"] = Side.from_dict(data["bad"])
+        data["good"] = Side.from_dict(data["good"]) if data["good"] else None
         for key in ("outcomes", "inputs"):
             data[key] = tuple(data[key])
         return cls(**data)
@@ -151,6 +152,8 @@ def interesting(q: Question, program: Path) -> tuple[bool, str]:
         shown, bad_why = shows_bug(q, q.bad, program)
         if shown is not True:
             return False, f"bad release: {bad_why}"
+        if q.good is None:  # one release: the bug's own outcome and message are the question
+            return True, f"bad release: {bad_why}"
         # The good release must behave as it did on the start program (usually: pass), so
         # that a reduction cannot end on something the good release rejects as well.
         shown, good_why = shows_bug(q, q.good, program)
