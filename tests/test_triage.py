@@ -287,6 +287,14 @@ def test_the_oracle_wants_the_bug_on_the_bad_release_and_the_start_behaviour_on_
         assert oracle.interesting(q, tmp_path / "x.mlir")[0] is wanted, outcomes
     said.update({"3.2.0": ("fail", "error: boom"), "3.1.0": ("fail", "error: parse")})
     assert oracle.interesting(q.with_good_outcome("compile-fail"), tmp_path / "x.mlir")[0] is True
+    # An open bug no release passes: the bad release alone is asked, for the bug's own message.
+    alone = oracle.Question("outcome", side("3.2.0"), None, ("compile-fail",), "boom", target="cpu",
+                            work=str(tmp_path))
+    assert oracle.Question.load(alone.save(tmp_path / "q.json")) == alone
+    said.update({"3.2.0": ("fail", "error: boom")})
+    assert oracle.interesting(alone, tmp_path / "x.mlir")[0] is True
+    said.update({"3.2.0": ("fail", "error: other")})
+    assert oracle.interesting(alone, tmp_path / "x.mlir")[0] is False
 
 
 def test_a_window_with_an_onset_and_a_fix_triages_the_one_asked_for():
@@ -315,6 +323,38 @@ def test_a_matrix_item_of_a_wrong_numbers_or_ir_bug_is_triaged_by_its_numbers():
     ir = SimpleNamespace(bug=bug, item=ItemId.parse("ir-column-store-fold"))
     assert (_item_outcomes(matrix), _mode(matrix)) == (("compare-fail",), "differential")
     assert (_item_outcomes(ir), _mode(ir)) == (("ir-fail",), "ir")
+
+
+@pytest.mark.harness
+def test_a_bug_that_is_wrong_numbers_on_the_bad_release_is_asked_for_numbers():
+    """Wrong numbers on some releases, a run crash on others (replication-pad2d): the
+    question follows what the bad release showed in the bisect."""
+    from types import SimpleNamespace
+
+    from harness.bug import Bug
+    from harness.history.bisect import BisectResult, Probe
+    from harness.item import ItemId
+    from harness.triage.flow import _mode
+
+    bug = Bug(("compare-fail", "run-crash"), None, ())
+    probes = [Probe("3.7.0", "good", "pass", 0), Probe("3.6.0", "bad", "compare-fail", 0)]
+    wrong = SimpleNamespace(bug=bug, item=ItemId.parse("cpu-O0"), bisect=BisectResult(["3.7.0", "3.6.0"], probes,
+                                                                                       "3.6.0", "3.7.0"))
+    assert _mode(wrong) == "differential"
+    crash = [Probe("3.7.0", "good", "pass", 0), Probe("3.3.0", "bad", "run-crash", 0)]
+    wrong.bisect = BisectResult(["3.7.0", "3.3.0"], crash, "3.3.0", "3.7.0")
+    assert _mode(wrong) == "outcome"
+
+
+@pytest.mark.harness
+def test_issue_md_names_no_machine_path():
+    from harness.cache import cache_root
+    from harness.triage.issue import _no_machine_paths
+
+    text = (f'#loc4 = loc("{cache_root()}/v2/torch/4c73/model.mlir":5:10)\n'
+            f"error: {cache_root()}/v2/torch/4c73/model.mlir:5:10: 'memref.alloca' op expected")
+    assert _no_machine_paths(text) == ('#loc4 = loc("model.mlir":5:10)\n'
+                                       "error: model.mlir:5:10: 'memref.alloca' op expected")
 
 
 FAKE_OPT = """#!/bin/sh
