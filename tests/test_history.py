@@ -308,6 +308,34 @@ def test_an_interim_failure_before_the_fix_is_recorded_and_never_good():
     assert "unknown op 'foo'" in w.hidden_after_by
 
 
+def test_an_interim_failure_gets_its_own_expectation_written_once(tmp_path):
+    """What hides the bug inside its window's span is written as an [[expect]] of its own
+    (its outcome, its message, its releases), so a run there is judged by it and prove
+    checks it; a rescan writes it again, never twice."""
+    from types import SimpleNamespace
+
+    from harness.history.writeback import expectations_for
+
+    runs = [run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=BAD), run("3.2.0", cpu_O0=OTHER),
+            run("3.3.0", cpu_O0="pass")]
+    m = windows(runs, BUFFERIZE)
+    (h,) = m.hidden
+    assert (h.scope, h.outcome, h.names, h.versions, h.where) == ("cpu", OTHER[0], ("O0",), ("3.2.0",), "after")
+    assert re.search(h.match, OTHER[1]) and not re.search(h.match, BAD[1])
+    case = SimpleNamespace(threads=("iree-org/iree#1",), found_by="")
+    blocks = expectations_for(case, BUFFERIZE, m)
+    hidden = [b for b in blocks if "another failure hides the bug" in b]
+    assert len(hidden) == 1 and 'compiler = ">=3.2.0,<=3.2.0"' in hidden[0] and f'outcome = "{OTHER[0]}"' in hidden[0]
+    from harness.history.writeback import write_scan
+
+    manifest = tmp_path / "case.toml"
+    manifest.write_text('title = "x"\n')
+    case = SimpleNamespace(threads=("iree-org/iree#1",), found_by="", manifest=manifest, slug="x")
+    write_scan(case, BUFFERIZE, m)
+    write_scan(case, BUFFERIZE, m)
+    assert manifest.read_text().count("another failure hides the bug") == 1
+
+
 def test_the_case_file_editor_writes_atomically_in_the_files_own_line_endings(tmp_path):
     from harness.history.casefile import read_text, write_atomic
 

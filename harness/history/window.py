@@ -33,6 +33,18 @@ from .prove import ReleaseRun
 
 
 @dataclass(frozen=True)
+class Hidden:
+    """Another failure that hides the bug on releases inside a window's span (before its
+    onset, or after it and before the fix): written as its own expectation."""
+    scope: str  # a target, or "ir"
+    outcome: str
+    names: tuple[str, ...]  # levels, or ir check names
+    versions: tuple[str, ...]
+    match: str | None
+    where: str  # "before" the onset | "after" the bug, before its fix
+
+
+@dataclass(frozen=True)
 class Measured:
     windows: tuple[Window, ...]
     items: tuple[str, ...]  # items seen showing the bug
@@ -40,6 +52,7 @@ class Measured:
     match: str | None  # the message the bug showed (a regex)
     versions: tuple[str, ...]
     texts: tuple[str, ...] = ()  # failing texts of the results that showed the bug
+    hidden: tuple[Hidden, ...] = ()  # what hid the bug inside its windows' spans
 
     @property
     def status(self) -> str:
@@ -125,6 +138,7 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
     """runs oldest first."""
     states = [release_state(r, bug) for r in runs]
     found: list[Window] = []
+    hiding: list[Hidden] = []
     floor = -1  # index of the previous window's end
     i = 0
     while i < len(runs):
@@ -155,6 +169,8 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
                             sample_from(runs[first], bug),
                             hidden_after=runs[interim].version if interim is not None else None,
                             hidden_after_by=hidden_by(runs[interim], bug) if interim is not None else ""))
+        hiding += _hidden(runs[k + 1:first], states[k + 1:first], bug, "before")
+        hiding += _hidden(runs[last + 1:j], states[last + 1:j], bug, "after")
         floor = last
         i = j
     shown: dict[str, list[tuple[str, str]]] = {}
@@ -172,7 +188,27 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
     else:
         found, match = _own_messages(found, runs, bug)
     return Measured(tuple(found), tuple(sorted(shown)), shown, match, tuple(r.version for r in runs),
-                    tuple(r.failure_text() for r in texts))
+                    tuple(r.failure_text() for r in texts), tuple(hiding))
+
+
+def _hidden(runs: list[ReleaseRun], states: list[str], bug: Bug, where: str) -> list[Hidden]:
+    """The other failures on releases that hide the bug, per target (or ir) and outcome."""
+    groups: dict[tuple[str, str], list] = {}
+    for run, state in zip(runs, states):
+        if state != NEITHER:
+            continue
+        for r in run.results:
+            if r.outcome in (PASS_OUTCOME, SKIP_OUTCOME) or bug.state(r).kind in (PROBE_BAD, PROBE_GOOD):
+                continue
+            item = ItemId.parse(r.name)
+            groups.setdefault(("ir" if item.is_ir else item.target, r.outcome), []).append((run.version, item, r))
+    found = []
+    for (scope, outcome), seen in sorted(groups.items()):
+        names = sorted({i.ir_check if i.is_ir else i.opt_level for _, i, _ in seen})
+        versions = sorted({v for v, _, _ in seen}, key=Version)
+        found.append(Hidden(scope, outcome, tuple(names), tuple(versions),
+                            derive_match([r for _, _, r in seen]), where))
+    return found
 
 
 def _with_definition(w: Window, d, bug: Bug) -> Window:

@@ -51,7 +51,21 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
                 lines.append(f"match = {toml_value(match)}")
             lines.append(f"reason = {toml_value(_reason(case, w))}")
             blocks.append("\n".join(lines) + "\n")
-    return blocks
+    return blocks + [_hidden_block(case, h) for h in measured.hidden]
+
+
+def _hidden_block(case: Case, h) -> str:
+    """An [[expect]] for what hides the bug on releases inside its window's span: prove
+    checks those releases still fail that way, and a run there is judged by it."""
+    where = (f"ir = {toml_value(list(h.names))}" if h.scope == "ir" else
+             f"targets = {toml_value([h.scope])}\nopt_levels = {toml_value(list(h.names))}")
+    span = f">={h.versions[0]},<={h.versions[-1]}"
+    when = "before the bug's onset" if h.where == "before" else "after the bug showed, before its fix"
+    lines = ["[[expect]]", where, f"compiler = {toml_value(span)}", f"outcome = {toml_value(h.outcome)}"]
+    if h.match:
+        lines.append(f"match = {toml_value(h.match)}")
+    lines.append(f"reason = {toml_value(f'another failure hides the bug {when} (measured {h.versions[0]}..{h.versions[-1]}); not the bug itself')}")
+    return "\n".join(lines) + "\n"
 
 
 def _reason(case: Case, w: Window) -> str:
@@ -111,16 +125,18 @@ def window_lines(w: Window) -> list[str]:
 
 def write_scan(case: Case, bug: Bug, measured: Measured) -> None:
     """Replace [history] and the [[expect]] entries that describe this bug; keep the rest."""
+    written = expectations_for(case, bug, measured)
     kept = []
     for block in split_blocks(read_text(case.manifest)):
         header = header_of(block)
         if header in ("[history]", "[[history.window]]"):
             continue
-        if header == "[[expect]]" and _describes(block, bug, measured):
+        if header == "[[expect]]" and (_describes(block, bug, measured) or block.strip() in
+                                       {b.strip() for b in written}):  # a rescan writes it again
             continue
         kept.append(block)
     text = "".join(kept).rstrip() + "\n\n"
-    text += "".join(b + "\n" for b in expectations_for(case, bug, measured))
+    text += "".join(b + "\n" for b in written)
     text += history_block(case, bug, measured)
     write_atomic(Path(case.manifest), text)
 
