@@ -256,3 +256,28 @@ def test_compile_only_cells_say_why_and_known_bugs_are_listed_by_issue(results):
 def test_every_cell_state_has_a_mark_of_its_own():
     marks = [s.mark for s in CELL_STATES.values()]
     assert all(len(m) == 1 for m in marks) and len(set(marks)) == len(marks)
+
+
+@pytest.mark.harness
+def test_summary_md_carries_no_raw_markup(tmp_path):
+    """GitHub renders summary.md as the job summary: a slug, title, issue or compiler
+    message holding markup appears escaped, or inside a code span, never raw."""
+    evil = "<img src=x onerror=alert(1)>"
+    hostile = item(f"case{evil}", "cpu-O0", "FAIL",
+                   [stage("import"), stage("compile", "fail", f"error: {evil} in the compiler's words")])
+    hostile.title = f"title {evil}"
+    hostile.issues = [f"iree-org/iree#1{evil}"]
+    hostile.reproducer = f"iree-compile {evil}"
+    now = write_results(tmp_path / "now.jsonl", [hostile])
+    before = write_results(tmp_path / "before.jsonl", [item("gone" + evil, "cpu-O0", "PASS", [stage("import")])])
+    text = markdown(build(now, before))
+    outside_code = []
+    fenced = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if not fenced:
+            outside_code.append(re.sub(r"`[^`]*`", "", line))  # code spans show markup as written
+    assert not any("<img" in line for line in outside_code), "\n".join(l for l in outside_code if "<img" in l)
+    assert "&lt;img" in text

@@ -13,6 +13,7 @@ import re
 
 from ..outcomes import (CELL_COMPILE_ONLY, CELL_ERROR, CELL_FAIL, CELL_SKIP, CELL_STATES, CELL_XFAIL,
                        CELL_XPASS, PASS, SKIP)
+from ..case import ISSUE_REF
 from ..record import ItemRecord
 from ..signatures import signature_of
 from .rundiff import not_run_reason
@@ -34,8 +35,16 @@ def _env_lines(env: dict) -> list[tuple[str, str]]:
 
 
 def _md(text) -> str:
-    """Plain text inside a Markdown table or list item: one line, no table breaks."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """Plain text inside a Markdown table, list item or heading: one line, no table
+    breaks, and no markup (GitHub renders summary.md: a stranger's slug or a compiler's
+    message must not become HTML)."""
+    text = " ".join(str(text).split())
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+
+
+def _span(text) -> str:
+    """Text as a code span: markup inside shows as written; it cannot close the span."""
+    return "`" + " ".join(str(text).split()).replace("`", "'").replace("|", "\\|") + "`"
 
 
 def _code(text) -> str:
@@ -55,10 +64,10 @@ def _verdict_counts(model: ReportModel) -> str:
 
 def markdown(model: ReportModel) -> str:
     out = ["# iree-regress report", ""]
-    out += [f"- **{k}**: {v}" for k, v in _env_lines(model.environment)]
+    out += [f"- **{k}**: {_md(v)}" for k, v in _env_lines(model.environment)]
     out += ["", f"**{len(model.items)} items**: {_verdict_counts(model)}", ""]
     out += ["## By family", "", "| family | cases | items |", "|---|---|---|"]
-    out += [f"| {family} | {counts['cases']} | {_family_counts(counts)} |"
+    out += [f"| {_md(family)} | {counts['cases']} | {_family_counts(counts)} |"
             for family, counts in model.families().items()]
     out.append("")
     if model.diff is not None:
@@ -73,19 +82,19 @@ def markdown(model: ReportModel) -> str:
         for title, items in (("New failures", d.new_failures), ("Unexpected passes", d.unexpected_passes),
                              ("Errors", d.errors), ("New passes", d.new_passes)):
             if items:
-                out += [f"### {title}", ""] + [f"- `{_md(i.key)}` {i.outcome}" for i in items] + [""]
+                out += [f"### {title}", ""] + [f"- {_span(i.key)} {_md(i.outcome)}" for i in items] + [""]
         if d.gone:
-            out += ["### Vanished items", ""] + [f"- `{_md(k)}`" for k in d.gone] + [""]
+            out += ["### Vanished items", ""] + [f"- {_span(k)}" for k in d.gone] + [""]
         if d.coverage_lost:
-            out += ["### Coverage lost", ""] + [f"- `{_md(i.key)}`: {_md(not_run_reason(i))}"
+            out += ["### Coverage lost", ""] + [f"- {_span(i.key)}: {_md(not_run_reason(i))}"
                                                  for i in d.coverage_lost] + [""]
         if d.time_changes:
-            out += ["### Compile time", ""] + [f"- `{c.key}` {c.before:.1f} s -> {c.after:.1f} s "
+            out += ["### Compile time", ""] + [f"- {_span(c.key)} {c.before:.1f} s -> {c.after:.1f} s "
                                                 f"({c.ratio:.2f}x)" for c in d.time_changes] + [""]
         if d.config_changes:
             out += ["### Attention configuration changes (information, not failures)", "",
                     "| item | dispatch | field | before | after |", "|---|---|---|---|---|"]
-            out += [f"| `{_md(c.key)}` | {_md(c.dispatch)} | {c.field} | {_md(c.before)} | {_md(c.after)} |"
+            out += [f"| {_span(c.key)} | {_md(c.dispatch)} | {_md(c.field)} | {_md(c.before)} | {_md(c.after)} |"
                     for c in d.config_changes] + [""]
     cols = model.columns
     out += ["## Matrix", "", "| case | " + " | ".join(cols) + (" | ir |" if model.has_ir else " |"),
@@ -94,7 +103,8 @@ def markdown(model: ReportModel) -> str:
         cells = [cell_label(row.cells[c]) if c in row.cells else "" for c in cols]
         if model.has_ir:
             cells.append(", ".join(f"{_md(i.ir_check)}: {cell_label(i)}" for i in row.ir_cells))
-        links = " ".join(f"[{ref}]({url})" for ref, url in row.issue_links())
+        # A results file may come from anywhere: only a well-formed owner/repo#N becomes a link.
+        links = " ".join(f"[{ref}]({url})" if ISSUE_REF.fullmatch(ref) else _md(ref) for ref, url in row.issue_links())
         out.append(f"| {_md(row.slug)} {links} | " + " | ".join(cells) + " |")
     gate = model.gate_lines()
     out += ["", f"## Gate: {'FAIL' if gate else 'pass'}", ""]
@@ -115,9 +125,9 @@ def markdown(model: ReportModel) -> str:
     if not model.groups:
         out.append(f"None: nothing failed that is not a known bug ({known} known-bug items failed as recorded).")
     for g in model.groups:
-        names = ", ".join(f"`{_md(i.key)}`" for i in g.items[:12])
+        names = ", ".join(f"{_span(i.key)}" for i in g.items[:12])
         more = f" and {len(g.items) - 12} more" if len(g.items) > 12 else ""
-        out += [f"### {g.outcome} x{len(g.items)}: {g.signature}", "", f"Items: {names}{more}", "",
+        out += [f"### {_md(g.outcome)} x{len(g.items)}: {_md(g.signature)}", "", f"Items: {names}{more}", "",
                 "```", _code(diagnosis(g.example)[-1500:]), "```", "", "Reproducer:", "",
                 "```sh", _code(g.example.reproducer), "```", ""]
     return "\n".join(out) + "\n"

@@ -55,7 +55,7 @@ class CaseRow:
     errors: list[ItemRecord] = field(default_factory=list)  # the case did not load
 
     def issue_links(self) -> list[tuple[str, str]]:
-        return [(ref, issue_url(ref)) for ref in self.issues]
+        return [(ref, issue_url(ref) if "#" in ref else "") for ref in self.issues]
 
 
 @dataclass
