@@ -134,6 +134,13 @@ def cmd_lint(args) -> int:
     same_as = declared_same_as(failures)
     problems = [p for m in manifests for p in lint_case(m, failures, same_as, stored)]
     problems += [p for s in sweeps for p in lint_sweep(s, failures, stored)]
+    if not args.cases:  # the whole suite: the quarantine names only what it has
+        from ..report import quarantine
+
+        try:
+            problems += quarantine.missing_from_suite(quarantine.load(CASES_DIR.parent / "quarantine.toml"))
+        except quarantine.QuarantineError as e:
+            problems.append(str(e))
     for p in problems:
         print(p)
     print(f"lint: {len(manifests)} case(s), {len(sweeps)} sweep(s), {len(problems)} problem(s)")

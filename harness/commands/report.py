@@ -62,8 +62,10 @@ def cmd_report(args) -> int:
     (out / "report.html").write_text(html_page(model))
     for w in model.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    held_lines = model.quarantined_lines()
     print(f"wrote {out / 'summary.md'} and {out / 'report.html'} ({len(model.items)} items: "
-          + ", ".join(f"{n} {s}" for s, n in model.counts.items() if n) + ")")
+          + ", ".join(f"{n} {s}" for s, n in model.counts.items() if n)
+          + (f"; {len(held_lines)} quarantined" if held_lines else "") + ")")
     for g in model.groups:
         print(f"  {g.outcome} x{len(g.items)}: {g.signature}")
     if model.diff is not None:
@@ -75,6 +77,8 @@ def cmd_report(args) -> int:
     gate = model.gate_lines()
     for line in gate:
         print(f"  gate: {line}")
+    for line in held_lines:
+        print(f"  quarantined (not gating): {line}")
     for flag in model.perf:
         print(f"  perf: {flag.line}")
     if args.fail_on_perf and model.perf:

@@ -65,7 +65,9 @@ def _verdict_counts(model: ReportModel) -> str:
 def markdown(model: ReportModel) -> str:
     out = ["# iree-regress report", ""]
     out += [f"- **{k}**: {_md(v)}" for k, v in _env_lines(model.environment)]
-    out += ["", f"**{len(model.items)} items**: {_verdict_counts(model)}", ""]
+    held = model.quarantined_lines()
+    out += ["", f"**{len(model.items)} items**: {_verdict_counts(model)}"
+            + (f"; **{len(held)} quarantined** (failing, not gating)" if held else ""), ""]
     out += ["## By family", "", "| family | cases | items |", "|---|---|---|"]
     out += [f"| {_md(family)} | {counts['cases']} | {_family_counts(counts)} |"
             for family, counts in model.families().items()]
@@ -109,7 +111,6 @@ def markdown(model: ReportModel) -> str:
     gate = model.gate_lines()
     out += ["", f"## Gate: {'FAIL' if gate else 'pass'}", ""]
     out += [f"- {_md(line)}" for line in gate] or ["Nothing fails the gate."]
-    held = model.quarantined_lines()
     if held:
         out += ["", "Quarantined (shown, not gating):", ""] + [f"- {_md(line)}" for line in held]
     if model.perf:

@@ -23,6 +23,7 @@ from ..configuration import changes as configuration_changes
 from ..outcomes import ERROR, FAIL, PASS, SKIPPED, XPASS, is_failure
 from ..record import ItemRecord
 from ..record import compile_only as only_compiled
+from .quarantine import FLAKY, UNEXPECTED_PASS
 
 
 @dataclass
@@ -67,18 +68,19 @@ class RunDiff:
         return bool(self.new_failures or self.unexpected_passes or self.errors or self.gone or self.flaky
                     or self.coverage_lost)
 
-    def gate_items(self) -> list[tuple[str, str]]:
-        """(item key, line) per reason the gate fails."""
-        return ([(i.key, f"new failure: {i.key} ({i.outcome})") for i in self.new_failures]
-                + [(i.key, f"unexpected pass: {i.key}") for i in self.unexpected_passes]
-                + [(i.key, f"error: {i.key} ({i.outcome})") for i in self.errors]
-                + [(i.key, flaky_line(i)) for i in self.flaky]
-                + [(i.key, f"coverage lost: {i.key} ran before, only compiled now ({not_run_reason(i)})")
+    def gate_items(self) -> list[tuple[str, str, tuple[str, ...]]]:
+        """(item key, line, the outcomes a quarantine must hold) per reason the gate fails;
+        coverage lost and vanished items name none: no quarantine holds them."""
+        return ([(i.key, f"new failure: {i.key} ({i.outcome})", (i.outcome,)) for i in self.new_failures]
+                + [(i.key, f"unexpected pass: {i.key}", (UNEXPECTED_PASS,)) for i in self.unexpected_passes]
+                + [(i.key, f"error: {i.key} ({i.outcome})", (i.outcome,)) for i in self.errors]
+                + [(i.key, flaky_line(i), (FLAKY,)) for i in self.flaky]
+                + [(i.key, f"coverage lost: {i.key} ran before, only compiled now ({not_run_reason(i)})", ())
                    for i in self.coverage_lost]
-                + [(k, f"vanished: {k}") for k in self.gone])
+                + [(k, f"vanished: {k}", ()) for k in self.gone])
 
     def gate_lines(self) -> list[str]:
-        return [line for _, line in self.gate_items()]
+        return [line for _, line, _ in self.gate_items()]
 
 
 def diff_runs(previous: list[ItemRecord], current: list[ItemRecord], time_ratio: float = 1.5,
@@ -118,10 +120,12 @@ def diff_runs(previous: list[ItemRecord], current: list[ItemRecord], time_ratio:
     return result
 
 
-def gate(current: list[ItemRecord]) -> list[tuple[str, str]]:
+def gate(current: list[ItemRecord]) -> list[tuple[str, str, tuple[str, ...]]]:
     """Without a previous run: every failure, unexpected pass, error and flaky item fails
-    the gate; (item key, line) each."""
-    return [(i.key, flaky_line(i) if i.flaky else f"{i.verdict.lower()}: {i.key} ({i.outcome})")
+    the gate; (item key, line, outcomes) each, as RunDiff.gate_items."""
+    return [(i.key, flaky_line(i), (FLAKY,)) if i.flaky else
+            (i.key, f"{i.verdict.lower()}: {i.key} ({i.outcome})",
+             (UNEXPECTED_PASS,) if i.verdict == XPASS else (i.outcome,))
             for i in current if i.flaky or is_failure(i.verdict)]
 
 

@@ -14,7 +14,7 @@ from ..results import merge_results, read_results
 from ..signatures import Group, group_failures
 from ..targets import OPT_LEVELS, TARGETS
 from .perf import Flag, changes
-from .quarantine import Entry, split_gate
+from .quarantine import Entry, idle, split_gate, unknown_items
 from .rundiff import RunDiff, diff_runs, gate
 
 MATRIX_COLUMNS = tuple(f"{t}-{o}" for t in TARGETS for o in OPT_LEVELS)
@@ -126,6 +126,8 @@ def build(results: Path | list[Path], previous: Path | None = None,
         counts[item.cell_state] += 1
     diff = diff_runs(read_results(previous, warnings.append)[1], items) if previous else None
     files = results if isinstance(results, list) else [results]
+    warnings += unknown_items(list(quarantine), {i.key for i in items}) if quarantine else []
+    warnings += idle(list(quarantine), list(nights)) if quarantine and nights else []
     changed = sorted({i.case for i in items if i.verdict in (FAIL, XPASS)})
     updates = [update_command(slug, files) for slug in changed]
     return ReportModel(header.get("environment", {}),
