@@ -118,9 +118,11 @@ def merge_results(paths: list[Path], warn=None) -> tuple[dict, list[ItemRecord]]
     says so."""
     header: dict = {}
     merged: dict[str, ItemRecord] = {}
+    labels = []  # each file's shard label (shard.accounting checks them)
     for path in paths:
         this_header, items = read_results(path, warn)
-        header = header or this_header
+        header = header or dict(this_header)
+        labels.append((str(path), this_header.get("shard")))
         theirs = this_header.get("environment", {}).get("compiler_version")
         ours = header.get("environment", {}).get("compiler_version")
         if warn and theirs != ours:
@@ -135,4 +137,5 @@ def merge_results(paths: list[Path], warn=None) -> tuple[dict, list[ItemRecord]]
             if kept is not item and warn and (kept.outcome, kept.verdict) != (item.outcome, item.verdict):
                 warn(f"{item.key} is in two files with different results "
                      f"({kept.outcome}/{kept.verdict} and {item.outcome}/{item.verdict}); kept the first")
+    header["shards"] = labels
     return header, list(merged.values())

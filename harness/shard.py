@@ -36,6 +36,30 @@ def parse(text: str) -> tuple[int, int]:
     return k_i, n_i
 
 
+def accounting(labels: list[tuple[str, str | None]]) -> list[str]:
+    """What is wrong with the shards given to one report, from each file's shard label
+    (None: not a shard, e.g. bundles run on a device machine): a shard of N missing, one
+    given twice, or shards of different splits. [] when every shard is there once."""
+    seen: dict[tuple[int, int], list[str]] = {}
+    for path, label in labels:
+        if label is None:
+            continue
+        try:
+            seen.setdefault(parse(label), []).append(path)
+        except ShardError:
+            return [f"{path}: shard label {label!r} is not K/N"]
+    if not seen:
+        return []
+    splits = {n for _, n in seen}
+    if len(splits) > 1:
+        return [f"shards of different splits ({', '.join(f'/{n}' for n in sorted(splits))}): not one run"]
+    (n,) = splits
+    problems = [f"shard {k}/{n} is missing: its items were never run" for k in range(1, n + 1) if (k, n) not in seen]
+    problems += [f"shard {k}/{n} is given twice ({', '.join(paths)})" for (k, _), paths in sorted(seen.items())
+                 if len(paths) > 1]
+    return problems
+
+
 def durations(results: Path | None) -> dict[str, float]:
     """'case::item' -> cold seconds (every stage, cached or not) from a results file."""
     if results is None or not Path(results).is_file():

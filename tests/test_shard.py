@@ -104,3 +104,32 @@ def test_a_missing_durations_file_is_a_usage_error(pytester, fake_tools):
                                 "cases", "--shard", "1/2", "--shard-durations", "nowhere.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--shard-durations nowhere.jsonl: no such results file" in result.stderr.str()
+
+
+def _shard_file(path, label, key="a::cpu-O0"):
+    from harness.record import ItemRecord
+    from harness.results import ResultsWriter
+
+    w = ResultsWriter(path)
+    w.start({"environment": {"compiler_version": "3.13.0"}, **({"shard": label} if label else {})})
+    case, item = key.split("::")
+    w.append(ItemRecord(case=case, item=item, outcome="pass", verdict="PASS", target="cpu", opt_level="O0"))
+    return path
+
+
+@pytest.mark.harness
+def test_a_missing_or_repeated_shard_fails_the_merged_gate(tmp_path):
+    """The issue's probes: shard 1/2 alone, and shard 1/2 twice, given to one report."""
+    from harness.report.summary import build
+
+    one = _shard_file(tmp_path / "s1.jsonl", "1/2")
+    two = _shard_file(tmp_path / "s2.jsonl", "2/2", "b::cpu-O0")
+    assert build([one, two]).gate_lines() == []
+    assert build([one]).gate_lines() == ["shard 2/2 is missing: its items were never run"]
+    twice = build([one, one, two]).gate_lines()
+    assert len(twice) == 1 and twice[0].startswith("shard 1/2 is given twice")
+    bundles = _shard_file(tmp_path / "gpu.jsonl", None)  # a device machine's bundle results: no shard
+    assert build([one, two, bundles]).gate_lines() == []
+    from harness.report.render import markdown
+
+    assert "**shard 2/2 is missing" in markdown(build([one])).split("\n## ", 1)[0]  # said first

@@ -52,6 +52,8 @@ def cmd_report(args) -> int:
 
         nights = [n.items for n in load_nights(args.nights_dir, args.nights)]
     model = build(args.results, args.previous, held, nights=nights)
+    for problem in model.shard_problems:  # first: a merged report over missing shards is not the run
+        print(f"iree-regress report: {problem}", file=sys.stderr)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.junit:

@@ -64,6 +64,7 @@ def _verdict_counts(model: ReportModel) -> str:
 
 def markdown(model: ReportModel) -> str:
     out = ["# iree-regress report", ""]
+    out += [f"**{_md(p)}**" for p in model.shard_problems] + ([""] if model.shard_problems else [])
     out += [f"- **{k}**: {_md(v)}" for k, v in _env_lines(model.environment)]
     held = model.quarantined_lines()
     out += ["", f"**{len(model.items)} items**: {_verdict_counts(model)}"

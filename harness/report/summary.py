@@ -14,6 +14,7 @@ from ..results import merge_results, read_results
 from ..signatures import Group, group_failures
 from ..targets import OPT_LEVELS, TARGETS
 from .perf import Flag, changes
+from ..shard import accounting
 from .quarantine import Entry, idle, split_gate, unknown_items
 from .rundiff import RunDiff, diff_runs, gate
 
@@ -67,6 +68,7 @@ class ReportModel:
     diff: RunDiff | None
     counts: dict[str, int]
     warnings: list[str] = field(default_factory=list)
+    shard_problems: list[str] = field(default_factory=list)  # a shard missing or given twice: fails the gate
     updates: list[str] = field(default_factory=list)  # commands that bring expectations up to date
     quarantine: list[Entry] = field(default_factory=list)
     perf: list[Flag] = field(default_factory=list)  # measurements past the item's own noise
@@ -84,7 +86,8 @@ class ReportModel:
 
     def _gate(self) -> tuple[list[str], list[str]]:
         reasons = self.diff.gate_items() if self.diff is not None else gate(self.items)
-        return split_gate(reasons, self.quarantine, self.today)
+        gating, held = split_gate(reasons, self.quarantine, self.today)
+        return self.shard_problems + gating, held
 
     def gate_lines(self) -> list[str]:
         """Why this run fails the gate: against the previous run when there is one; an
@@ -134,4 +137,5 @@ def build(results: Path | list[Path], previous: Path | None = None,
                        sorted(rows.values(), key=lambda r: (r.family, r.slug)),
                        items, group_failures(items), diff, counts, warnings, updates=updates,
                        quarantine=list(quarantine), today=today,
+                       shard_problems=accounting(header.get("shards", [])),
                        perf=changes(items, list(nights)) if nights else [])
