@@ -77,15 +77,18 @@ class Sandbox:
         return f"sandboxed ({self.why})" if self.bwrap else f"not sandboxed ({self.why})"
 
     def wrap(self, argv: list, writable: list[Path], cwd: Path | None = None,
-             readable: list[Path] = ()) -> list[str]:
+             readable: list[Path] = (), devices: bool = False, env: dict[str, str] | None = None) -> list[str]:
         """argv as run in the sandbox, with only `writable` folders writable. The root is
         readable; `readable` paths, `cwd` and the interpreter's own are bound again over
-        the private /tmp, in case they live there."""
+        the private /tmp, in case they live there. `devices`: the host's /dev (a GPU's
+        nodes, for a bundle's module), else a minimal one. `env`: what the job sees (default:
+        case code's allowlist)."""
         argv = [str(a) for a in argv]
         if not self.bwrap:
             return argv
         outer = [self.bwrap, "--die-with-parent", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-                 "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+                 "--ro-bind", "/", "/", *(["--dev-bind", "/dev", "/dev"] if devices else ["--dev", "/dev"]),
+                 "--proc", "/proc", "--tmpfs", "/tmp"]
         home = Path.home()
         for name in CREDENTIALS:
             path = home / name
@@ -94,7 +97,8 @@ class Sandbox:
             elif path.exists():
                 outer += ["--ro-bind", "/dev/null", str(path)]
         seen = set()
-        for path in (*readable, *([cwd] if cwd else []), *_interpreter_paths()):
+        program = [Path(argv[0]).parent] if Path(argv[0]).is_absolute() else []  # what runs must be seen
+        for path in (*readable, *program, *([cwd] if cwd else []), *_interpreter_paths()):
             real = str(Path(path).resolve())
             if real not in seen and Path(real).exists():
                 seen.add(real)
@@ -105,7 +109,7 @@ class Sandbox:
         if cwd is not None:
             outer += ["--chdir", str(Path(cwd).resolve())]
         outer += ["--clearenv"]
-        for key, value in case_env().items():
+        for key, value in (case_env() if env is None else env).items():
             outer += ["--setenv", key, value]
         return [*outer, "--", *argv]
 

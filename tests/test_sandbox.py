@@ -166,3 +166,93 @@ def test_a_sweep_builder_runs_in_the_sandbox(tmp_path):
     program_of(sweep, sweep.variants()[0], NONE_ASKED)
     assert outside.read_text() == "pwned"
     outside.unlink()
+
+
+# ------------------------------------------------------------------ bundles from strangers
+
+FAKE_RUN_MODULE = """#!{python}
+# a stranger's module, as far as the test can tell: it reaches out, then answers output = input
+import sys, numpy as np
+try:
+    open({outside!r}, "w").write("pwned")
+except OSError as e:
+    print("write-outside REFUSED", e, file=sys.stderr)
+args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if "=" in a)
+x = np.load([a for a in sys.argv if a.startswith("--input=@")][0][9:])
+np.save([a for a in sys.argv if a.startswith("--output=@")][0][10:], x)
+"""
+
+
+def _bundle(root: Path, **meta) -> Path:
+    import json
+
+    import numpy as np
+
+    bundle = root / "bundle"
+    (bundle / "inputs").mkdir(parents=True)
+    (bundle / "expected").mkdir()
+    np.save(bundle / "inputs" / "input0.npy", np.arange(4, dtype=np.float32))
+    np.save(bundle / "expected" / "output0.npy", np.arange(4, dtype=np.float32))
+    (bundle / "module.vmfb").write_bytes(b"PK\x03\x04module")
+    fields = {"case": "x", "item": "cpu-O0", "driver": "local-task", "function": "main", "outcome": "pass",
+              "atol": 0, "rtol": 0, "output_rules": [], **meta}
+    (bundle / "bundle.json").write_text(json.dumps({k: v for k, v in fields.items() if v is not None}))
+    return bundle
+
+
+def _run_bundle(*args, path_dir: Path | None = None):
+    import subprocess
+
+    env = dict(os.environ)
+    if path_dir:
+        env["PATH"] = f"{path_dir}:{env['PATH']}"
+    return subprocess.run([sys.executable, "-m", "harness.cli", "run-bundle", *map(str, args)],
+                          capture_output=True, text=True, env=env, cwd=Path(__file__).resolve().parent.parent)
+
+
+@pytest.mark.parametrize("meta, cut, complaint", [
+    ({"function": None}, False, "field 'function' is missing"),
+    ({"atol": "0"}, False, "field 'atol'"),
+    ({"driver": "rocm; rm -rf ~"}, False, "field 'driver'"),
+    ({}, True, "not readable JSON"),
+])
+def test_a_malformed_bundle_is_one_line_and_exit_2(tmp_path, meta, cut, complaint):
+    bundle = _bundle(tmp_path, **meta)
+    if cut:  # cut short
+        (bundle / "bundle.json").write_text((bundle / "bundle.json").read_text()[:30])
+    done = _run_bundle(bundle)
+    assert done.returncode == 2 and complaint in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_symlink_out_of_a_bundle_is_refused(tmp_path):
+    bundle = _bundle(tmp_path)
+    secret = tmp_path / "secret.npy"
+    (bundle / "inputs" / "input0.npy").rename(secret)
+    (bundle / "inputs" / "input0.npy").symlink_to(secret)
+    done = _run_bundle(bundle, "--trust")
+    assert done.returncode == 2 and "a symlink" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_bundles_module_runs_in_the_sandbox(tmp_path):
+    """The module (a fake iree-run-module standing for its native code) cannot write
+    outside; with --trust (the planted fault) it can. run_bundle.py alone asks for --trust."""
+    _sandbox_or_skip()
+    outside = Path("/var/tmp") / f"iree-regress-hostile-bundle-{os.getpid()}.txt"
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "iree-run-module").write_text(FAKE_RUN_MODULE.format(python=sys.executable, outside=str(outside)))
+    (tools / "iree-run-module").chmod(0o755)
+    bundle = _bundle(tmp_path)
+    done = _run_bundle(bundle, path_dir=tools)
+    assert done.returncode == 0 and "pass" in done.stdout, done.stdout + done.stderr
+    assert not outside.exists()
+    trusted = _run_bundle(bundle, "--trust", path_dir=tools)
+    assert trusted.returncode == 0 and outside.read_text() == "pwned"
+    outside.unlink()
+    import shutil
+    import subprocess
+
+    shutil.copy(Path(__file__).resolve().parent.parent / "harness" / "bundle" / "run.py", bundle / "run_bundle.py")
+    alone = subprocess.run([sys.executable, str(bundle / "run_bundle.py"), str(bundle)], capture_output=True, text=True)
+    assert alone.returncode == 2 and "--trust" in alone.stderr

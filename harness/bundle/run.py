@@ -5,8 +5,14 @@ Needs only numpy and iree-run-module (iree-base-runtime), so a bundle compiled o
 machine without a GPU can be executed where the GPU is. Bundles carry this file as
 run_bundle.py, next to a copy of compare.py:
 
-    python run_bundle.py [BUNDLE_DIR] [--device cuda://0]       # on the GPU machine
-    iree-regress run-bundle BUNDLE_DIR                          # same, where iree-regress is installed
+    iree-regress run-bundle BUNDLE_DIR                          # sandboxed, where iree-regress is installed
+    python run_bundle.py [BUNDLE_DIR] --trust [--device cuda://0]   # no sandbox: your own bundles only
+
+A bundle may come from a stranger: bundle.json is checked field by field (a bad one is
+one line naming the field, exit 2), every file it uses must be a regular file inside it
+(no symlink, no absolute name), and its module, native code, runs with iree-regress in
+the sandbox case code runs in (harness/sandbox.py; the GPU's device nodes bound in). This
+file alone has no sandbox: it runs a module only when told --trust.
 """
 
 from __future__ import annotations
@@ -42,6 +48,52 @@ def find_run_module() -> str:
     return str(Path(libs.__file__).parent / "iree-run-module")
 
 
+class BundleError(ValueError):
+    """A bundle that cannot be run as it is: the message names the file and the field."""
+
+
+# bundle.json's fields: the type each must have (output_rules: a list of rule tables).
+FIELDS = {"case": str, "item": str, "driver": str, "function": str, "outcome": str,
+          "atol": (int, float), "rtol": (int, float), "output_rules": list}
+DRIVERS = ("local-task", "vulkan", "hip", "cuda")
+
+
+def read_meta(bundle: Path) -> dict:
+    """bundle.json, checked: every field there with its type, a known driver, a function
+    name that is a name."""
+    path = bundle / "bundle.json"
+    inside(bundle, path)
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise BundleError(f"{path}: not readable JSON ({e})") from None
+    if not isinstance(meta, dict):
+        raise BundleError(f"{path}: not a JSON object")
+    for name, kind in FIELDS.items():
+        if name not in meta:
+            raise BundleError(f"{path}: field '{name}' is missing")
+        if not isinstance(meta[name], kind) or isinstance(meta[name], bool):
+            raise BundleError(f"{path}: field '{name}': {meta[name]!r} is not a {getattr(kind, '__name__', 'number')}")
+    if meta["driver"] not in DRIVERS:
+        raise BundleError(f"{path}: field 'driver': {meta['driver']!r}; one of {', '.join(DRIVERS)}")
+    if not meta["function"].replace("_", "a").replace("$", "a").isalnum():
+        raise BundleError(f"{path}: field 'function': {meta['function']!r} is not a function name")
+    if not all(isinstance(r, dict) for r in meta["output_rules"]):
+        raise BundleError(f"{path}: field 'output_rules': a list of tables")
+    return meta
+
+
+def inside(bundle: Path, path: Path) -> Path:
+    """`path`, a regular file inside `bundle` (not a symlink, resolving inside), or BundleError."""
+    if path.is_symlink():
+        raise BundleError(f"{path}: a symlink; a bundle's files must be its own")
+    if path.exists() and not path.resolve().is_relative_to(bundle.resolve()):
+        raise BundleError(f"{path}: outside the bundle")
+    if path.exists() and not path.is_file():
+        raise BundleError(f"{path}: not a regular file")
+    return path
+
+
 def first_device(run_module: str, driver: str) -> str | None:
     if driver == "local-task":
         return driver
@@ -50,12 +102,15 @@ def first_device(run_module: str, driver: str) -> str | None:
     return devices[0] if devices else None
 
 
-def execute(bundle: Path, device: str | None = None) -> dict:
+def execute(bundle: Path, device: str | None = None, wrap=None) -> dict:
     """Run one bundle; what happened, as data: status (ok, fail, crash, skip), the stage
-    it ended in (run or compare), a one-line detail, the tool's output and the device."""
+    it ended in (run or compare), a one-line detail, the tool's output and the device.
+    `wrap(argv, scratch, bundle)` is where the module runs (the sandbox; None: as this user, which
+    only --trust asks for). BundleError when the bundle is malformed."""
     bundle = Path(bundle)
-    meta = json.loads((bundle / "bundle.json").read_text())
+    meta = read_meta(bundle)
     found = {"meta": meta, "device": device or "", "stage": "run", "log": "", "seconds": 0.0}
+    inside(bundle, bundle / "module.vmfb")
     if not (bundle / "module.vmfb").is_file():
         return {**found, "status": "skip",
                 "detail": f"the bundle has no module.vmfb (compile outcome: {meta['outcome']}); "
@@ -65,8 +120,12 @@ def execute(bundle: Path, device: str | None = None) -> dict:
     if device is None:
         return {**found, "status": "skip", "detail": f"no {meta['driver']} device on this machine"}
     found["device"] = device
-    inputs = sorted((bundle / "inputs").glob("*.npy"), key=lambda p: (len(p.stem), p.stem))
-    expected = sorted((bundle / "expected").glob("*.npy"), key=lambda p: (len(p.stem), p.stem))
+    inputs = [inside(bundle, p) for p in sorted((bundle / "inputs").glob("*.npy"), key=lambda p: (len(p.stem), p.stem))]
+    expected = [inside(bundle, p)
+                for p in sorted((bundle / "expected").glob("*.npy"), key=lambda p: (len(p.stem), p.stem))]
+    for folder in ("inputs", "expected"):
+        if (bundle / folder).is_symlink():
+            raise BundleError(f"{bundle / folder}: a symlink; a bundle's files must be its own")
     with tempfile.TemporaryDirectory() as out:
         outs = [Path(out) / f"out{i}.npy" for i in range(len(expected))]
         argv = [run_module, f"--module={bundle / 'module.vmfb'}", f"--device={device}",
@@ -74,7 +133,8 @@ def execute(bundle: Path, device: str | None = None) -> dict:
                 *[f"--output=@{p}" for p in outs]]
         found["command"] = " ".join(argv)
         start = time.monotonic()
-        proc = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ))
+        proc = subprocess.run(wrap(argv, Path(out), bundle) if wrap else argv, capture_output=True, text=True,
+                              env=dict(os.environ))
         found["seconds"] = time.monotonic() - start
         if proc.returncode != 0:
             crashed = proc.returncode < 0
@@ -88,9 +148,14 @@ def execute(bundle: Path, device: str | None = None) -> dict:
             "detail": comparison.summary()}
 
 
-def run_bundle(bundle: Path, device: str | None = None) -> int:
-    """Run one bundle and say what happened: 0 pass, 1 fail, 2 could not run."""
-    found = execute(bundle, device)
+def run_bundle(bundle: Path, device: str | None = None, wrap=None) -> int:
+    """Run one bundle and say what happened: 0 pass, 1 fail, 2 could not run (or a
+    malformed bundle: one line naming the file and field)."""
+    try:
+        found = execute(bundle, device, wrap)
+    except BundleError as e:
+        print(f"run-bundle: {e}", file=sys.stderr)
+        return 2
     meta = found["meta"]
     if found.get("command"):
         print("$ " + found["command"], flush=True)
@@ -111,7 +176,14 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("bundle", nargs="?", default=str(Path(__file__).resolve().parent))
     parser.add_argument("--device", default=None, help="e.g. cuda://0 (default: the first listed)")
+    parser.add_argument("--trust", action="store_true",
+                        help="run the module with your rights, network and environment (no sandbox here)")
     args = parser.parse_args(argv)
+    if not args.trust:
+        print("run_bundle.py: this bundle's module is native code and this script has no sandbox: run it "
+              "with `iree-regress run-bundle` (sandboxed), or pass --trust for a bundle you made",
+              file=sys.stderr)
+        return 2
     return run_bundle(Path(args.bundle), args.device)
 
 

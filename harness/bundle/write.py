@@ -54,7 +54,7 @@ def _run_sh(compile_args, run_args, header: str) -> str:
     if run_args:
         lines += ["mkdir -p outputs", f'"$IREE_RUN_MODULE" {shlex.join(run_args)}',
                   "# compare with expected/ (numpy only; runs module.vmfb again):",
-                  "python3 run_bundle.py ."]
+                  "python3 run_bundle.py . --trust   # your own bundle: no sandbox needed"]
     return "\n".join(lines) + "\n"
 
 
@@ -141,7 +141,7 @@ the program and its inputs, compile, run, and compare.
 ```
 
 This folder also holds the same files (`input.mlir`, `inputs/`, `expected/`, `run.sh`,
-`run_bundle.py`) for `python run_bundle.py` on a machine with the device.
+`run_bundle.py`) for `iree-regress run-bundle .` (sandboxed) on a machine with the device.
 
 ## Expected
 
@@ -238,5 +238,5 @@ def lay_out(out: Path, mlir: Path, vmfb: Path | None, inputs: list[Path], expect
     steps = shlex.join(["iree-compile", *compile_args])
     if run_args:
         steps += "\nmkdir -p outputs\n" + shlex.join(["iree-run-module", *run_args])
-        steps += "\npython3 run_bundle.py .   # compares outputs/ with expected/ (numpy only)"
+        steps += "\npython3 run_bundle.py . --trust   # compares outputs/ with expected/ (numpy only)"
     return steps

@@ -22,6 +22,9 @@ def add_parsers(sub) -> dict:
     rr = sub.add_parser("run-bundle", help="run bundles' modules here and compare (runtime only)")
     rr.add_argument("bundles", nargs="+")
     rr.add_argument("--device", default=None, help="e.g. cuda://0 (default: the first listed)")
+    rr.add_argument("--trust", action="store_true",
+                    help="run the modules without the sandbox, with your rights, network and environment "
+                         "(bundles you made yourself, or where no sandbox can be made)")
     rr.add_argument("--results", type=Path, default=None,
                     help="also write results.jsonl lines (verdicts by the cases' expectations), "
                          "to merge with the compile-only results of the run that made the bundles")
@@ -59,13 +62,33 @@ def cmd_repro(args) -> int:
 
 
 def cmd_run_bundle(args) -> int:
-    from ..bundle.run import run_bundle
+    """A bundle's module is native code from wherever the bundle came from: it runs in the
+    sandbox (the GPU's device nodes bound in), or with --trust."""
+    import sys
 
+    from ..bundle.run import BundleError, read_meta, run_bundle
+    from ..sandbox import probe, tool_env
+
+    bundles = [Path(d) for d in args.bundles]
+    try:
+        for bundle in bundles:  # every bundle well-formed before any runs
+            read_meta(bundle)
+    except BundleError as e:
+        print(f"run-bundle: {e}", file=sys.stderr)
+        return 2
+    sandbox = probe()
+    if not (sandbox.bwrap or args.trust):
+        print(f"run-bundle: case code and modules run in a sandbox, and none can be made here ({sandbox.why}); "
+              "a module would run with your rights, network and environment: pass --trust for bundles you "
+              "trust", file=sys.stderr)
+        return 2
+    wrap = None if args.trust else (lambda argv, scratch, bundle: sandbox.wrap(
+        argv, [scratch], readable=[bundle], devices=True, env=tool_env()))
     if args.results:
         from ..bundle.results import write_bundle_results
 
-        return write_bundle_results([Path(d) for d in args.bundles], args.results, args.device)
+        return write_bundle_results(bundles, args.results, args.device, wrap)
     status = 0
-    for d in args.bundles:
-        status = max(status, run_bundle(Path(d), args.device))
+    for bundle in bundles:
+        status = max(status, run_bundle(bundle, args.device, wrap))
     return status
