@@ -278,10 +278,11 @@ def pytest_sessionstart(session):
     if _is_worker(config) or config.option.collectonly or not _runs_cases(config):
         return
     run = session_of(config)
-    run.env = environment(run.settings.toolchain, run.settings.sandbox)
+    sandbox = run.settings.sandbox  # the plugin's settings always name one
+    run.env = environment(run.settings.toolchain, sandbox)
     terminal = session.config.get_terminal_writer()
-    if not run.settings.sandbox.bwrap:  # said once, here; the report header says it too
-        terminal.line(f"iree-regress: case code: {run.settings.sandbox.description}", yellow=True)
+    if not sandbox.bwrap:  # said once, here; the report header says it too
+        terminal.line(f"iree-regress: case code: {sandbox.description}", yellow=True)
     if run.settings.cache.note:
         run.env["cache"] = run.settings.cache.note
         terminal.line(f"iree-regress: WARNING: the cache {run.settings.cache.note}", yellow=True)

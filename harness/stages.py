@@ -15,7 +15,7 @@ import re
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -49,7 +49,7 @@ class Settings:
     import_bounds: Bounds = BOUNDS["import"]
     target_options: targets.TargetOptions = targets.TargetOptions()
     python: str = sys.executable  # runs the torch job
-    sandbox: Sandbox = field(default_factory=sandbox_probe)  # where case code runs (sandbox.py)
+    sandbox: Sandbox | None = None  # where case code runs (sandbox.py); None: this machine's, probed when needed
     extra_flags: tuple[str, ...] = ()  # --iree-compile-flag: added to every compile
 
 
@@ -151,7 +151,8 @@ def run_torch_job(stage: str, args: list, settings: Settings, writable: Path) ->
     argv = [settings.python, "-m", "harness.torch_job", *args]
     repo = Path(__file__).resolve().parent.parent
     readable = [Path(a).parent if Path(a).is_file() else Path(a) for a in args if isinstance(a, Path)]
-    proc = run_bounded(settings.sandbox.wrap(argv, [writable], cwd=repo, readable=readable),
+    sandbox = settings.sandbox or sandbox_probe()
+    proc = run_bounded(sandbox.wrap(argv, [writable], cwd=repo, readable=readable),
                        settings.import_bounds, cwd=repo)
     return stage_from_process(stage, proc, display(argv))
 
