@@ -118,8 +118,9 @@ NONE_ASKED = Sandbox(None, "--no-sandbox")
 
 
 def _interpreter_paths() -> list[str]:
-    """Where Python and its packages live, when that is under /tmp (a venv made there)."""
-    paths = [sys.prefix, sys.base_prefix, sys.executable, *sys.path]
+    """Where Python, its packages and the tools on PATH live, when that is under /tmp (a
+    venv made there)."""
+    paths = [sys.prefix, sys.base_prefix, sys.executable, *sys.path, *os.environ.get("PATH", "").split(os.pathsep)]
     return [p for p in paths if p and Path(p).resolve().is_relative_to("/tmp")]
 
 

@@ -38,14 +38,24 @@ except ImportError:  # inside a bundle: compare.py sits beside this file
 
 
 def find_run_module() -> str:
+    """iree-run-module on PATH (a local build), unless it is pip's Python launcher: then the
+    native tool it would start (iree-base-runtime's), which saves a Python start per module."""
     found = shutil.which("iree-run-module")
-    if found:
+    if found and not _is_launcher(found):
         return found
     try:
         import iree._runtime_libs as libs  # iree-base-runtime's native tools
     except ImportError:
+        if found:
+            return found
         raise SystemExit("run-bundle: no iree-run-module on PATH and no iree-base-runtime installed")
     return str(Path(libs.__file__).parent / "iree-run-module")
+
+
+def _is_launcher(path: str) -> bool:
+    with open(path, "rb") as f:
+        head = f.read(256)
+    return head.startswith(b"#!") and b"python" in head
 
 
 class BundleError(ValueError):
@@ -102,11 +112,10 @@ def first_device(run_module: str, driver: str) -> str | None:
     return devices[0] if devices else None
 
 
-def execute(bundle: Path, device: str | None = None, wrap=None) -> dict:
+def execute(bundle: Path, device: str | None = None) -> dict:
     """Run one bundle; what happened, as data: status (ok, fail, crash, skip), the stage
     it ended in (run or compare), a one-line detail, the tool's output and the device.
-    `wrap(argv, scratch, bundle)` is where the module runs (the sandbox; None: as this user, which
-    only --trust asks for). BundleError when the bundle is malformed."""
+    BundleError when the bundle is malformed."""
     bundle = Path(bundle)
     meta = read_meta(bundle)
     found = {"meta": meta, "device": device or "", "stage": "run", "log": "", "seconds": 0.0}
@@ -133,8 +142,7 @@ def execute(bundle: Path, device: str | None = None, wrap=None) -> dict:
                 *[f"--output=@{p}" for p in outs]]
         found["command"] = " ".join(argv)
         start = time.monotonic()
-        proc = subprocess.run(wrap(argv, Path(out), bundle) if wrap else argv, capture_output=True, text=True,
-                              env=dict(os.environ))
+        proc = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ))
         found["seconds"] = time.monotonic() - start
         if proc.returncode != 0:
             crashed = proc.returncode < 0
@@ -148,11 +156,11 @@ def execute(bundle: Path, device: str | None = None, wrap=None) -> dict:
             "detail": comparison.summary()}
 
 
-def run_bundle(bundle: Path, device: str | None = None, wrap=None) -> int:
+def run_bundle(bundle: Path, device: str | None = None) -> int:
     """Run one bundle and say what happened: 0 pass, 1 fail, 2 could not run (or a
     malformed bundle: one line naming the file and field)."""
     try:
-        found = execute(bundle, device, wrap)
+        found = execute(bundle, device)
     except BundleError as e:
         print(f"run-bundle: {e}", file=sys.stderr)
         return 2
