@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -96,13 +98,9 @@ class Sandbox:
                 outer += ["--tmpfs", str(path)]
             elif path.exists():
                 outer += ["--ro-bind", "/dev/null", str(path)]
-        seen = set()
         program = [Path(argv[0]).parent] if Path(argv[0]).is_absolute() else []  # what runs must be seen
-        for path in (*readable, *program, *([cwd] if cwd else []), *_interpreter_paths()):
-            real = str(Path(path).resolve())
-            if real not in seen and Path(real).exists():
-                seen.add(real)
-                outer += ["--ro-bind", real, real]
+        for real in fewest([*readable, *program, *([cwd] if cwd else []), *_interpreter_paths()]):
+            outer += ["--ro-bind", real, real]
         for folder in writable:
             real = str(Path(folder).resolve())
             outer += ["--bind", real, real]
@@ -115,6 +113,65 @@ class Sandbox:
 
 
 NONE_ASKED = Sandbox(None, "--no-sandbox")
+
+
+class SandboxShell:
+    """Many commands in one sandbox: a shell inside it runs each command sent to it, so
+    the sandbox starts once, not once per command (a bundle's module runs in a few ms;
+    bwrap takes about as long). Commands are quoted here, so nothing a bundle holds is
+    ever read as shell; each one's output goes to a folder under the scratch folder."""
+
+    SCRIPT = 'while IFS= read -r line; do eval "$line"; echo "$?"; done'
+
+    def __init__(self, sandbox: Sandbox, readable: list[Path], devices: bool, env: dict[str, str]):
+        self.scratch = Path(tempfile.mkdtemp(prefix="iree-regress-sandbox-"))
+        argv = sandbox.wrap(["/bin/sh", "-c", self.SCRIPT], [self.scratch], readable=readable, devices=devices,
+                            env=env)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def folder(self) -> Path:
+        """A fresh folder the next command may write into."""
+        return Path(tempfile.mkdtemp(dir=self.scratch))
+
+    def run(self, argv: list, out: Path) -> tuple[int, str]:
+        """(return code, stderr) of argv run in the sandbox; a signal's death as -signal."""
+        err = out / ".stderr"
+        self.proc.stdin.write(f"{shlex.join(map(str, argv))} >/dev/null 2>{shlex.quote(str(err))}\n")
+        self.proc.stdin.flush()
+        said = self.proc.stdout.readline()
+        if not said:
+            raise RuntimeError(f"the sandbox's shell ended (exit {self.proc.wait()})")
+        code = int(said)
+        return (128 - code if code > 128 else code), err.read_text(errors="replace") if err.exists() else ""
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def __enter__(self) -> "SandboxShell":
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.close()
+
+
+def fewest(paths: list) -> list[str]:
+    """The existing `paths`, resolved, as few binds as show the same: a folder whose every
+    entry is given is bound once, and a path inside another is dropped (each bind costs
+    bwrap about half a millisecond: 190 bundles took 105 ms, their folder 4 ms)."""
+    found = {Path(p).resolve() for p in paths if p and Path(p).exists()}
+    while True:
+        by_parent: dict[Path, set[Path]] = {}
+        for p in found:
+            by_parent.setdefault(p.parent, set()).add(p)
+        whole = [parent for parent, kids in by_parent.items()
+                 if len(kids) > 1 and parent != parent.parent and set(parent.iterdir()) <= kids]
+        if not whole:
+            break
+        for parent in whole:
+            found = (found - by_parent[parent]) | {parent}
+    return sorted(str(p) for p in found if not any(q != p and p.is_relative_to(q) for q in found))
 
 
 def _interpreter_paths() -> list[str]:

@@ -23,9 +23,10 @@ from ..toolchain import release_of
 from .run import execute
 
 
-def bundle_record(bundle: Path, device: str | None = None) -> tuple[ItemRecord, str]:
-    """The item's record from running its bundle here, and the device it ran on."""
-    found = execute(bundle, device)
+def bundle_record(bundle: Path, device: str | None = None, runner=None) -> tuple[ItemRecord, str]:
+    """The item's record from running its bundle here (its module in `runner`: run.execute),
+    and the device it ran on."""
+    found = execute(bundle, device, runner)
     meta = found["meta"]
     try:
         case = resolve_case(meta["case"])
@@ -40,14 +41,14 @@ def bundle_record(bundle: Path, device: str | None = None) -> tuple[ItemRecord, 
     return result.record(v, nodeid=f"bundle:{bundle}"), found["device"]
 
 
-def write_bundle_results(bundles: list[Path], path: Path, device: str | None = None) -> int:
+def write_bundle_results(bundles: list[Path], path: Path, device: str | None = None, runner=None) -> int:
     """Run every bundle, write its results line; exit 1 when any fails or errs."""
     writer = ResultsWriter(path)
     run_id = new_run_id("bundles")
     writer.start({"run_id": run_id, "bundles": len(bundles)})
     status = 0
     for bundle in bundles:
-        record, ran_on = bundle_record(bundle, device)
+        record, ran_on = bundle_record(bundle, device, runner)
         record.run_id = run_id
         writer.append(record)
         print(f"{record.key} on {ran_on or 'no device'}: {record.outcome} ({record.verdict}) {record.message[:120]}")

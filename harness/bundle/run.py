@@ -53,9 +53,10 @@ def find_run_module() -> str:
 
 
 def _is_launcher(path: str) -> bool:
+    """pip's console script for iree-base-runtime's tool (a local build is not one)."""
     with open(path, "rb") as f:
-        head = f.read(256)
-    return head.startswith(b"#!") and b"python" in head
+        head = f.read(512)
+    return head.startswith(b"#!") and b"from iree._runtime" in head
 
 
 class BundleError(ValueError):
@@ -112,10 +113,24 @@ def first_device(run_module: str, driver: str) -> str | None:
     return devices[0] if devices else None
 
 
-def execute(bundle: Path, device: str | None = None) -> dict:
+class LocalRunner:
+    """Where a module runs without a sandbox (--trust): here, as this user. The harness
+    passes its sandbox.SandboxShell instead, which answers the same two calls."""
+
+    def folder(self) -> Path:
+        return Path(tempfile.mkdtemp(prefix="run-bundle-"))
+
+    def run(self, argv: list, out: Path) -> tuple[int, str]:
+        proc = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ))
+        return proc.returncode, proc.stderr
+
+
+def execute(bundle: Path, device: str | None = None, runner=None) -> dict:
     """Run one bundle; what happened, as data: status (ok, fail, crash, skip), the stage
     it ended in (run or compare), a one-line detail, the tool's output and the device.
-    BundleError when the bundle is malformed."""
+    `runner` runs the module (LocalRunner, or the harness's sandbox). BundleError when the
+    bundle is malformed."""
+    runner = runner or LocalRunner()
     bundle = Path(bundle)
     meta = read_meta(bundle)
     found = {"meta": meta, "device": device or "", "stage": "run", "log": "", "seconds": 0.0}
@@ -135,20 +150,23 @@ def execute(bundle: Path, device: str | None = None) -> dict:
     for folder in ("inputs", "expected"):
         if (bundle / folder).is_symlink():
             raise BundleError(f"{bundle / folder}: a symlink; a bundle's files must be its own")
-    with tempfile.TemporaryDirectory() as out:
-        outs = [Path(out) / f"out{i}.npy" for i in range(len(expected))]
+    out = runner.folder()
+    try:
+        outs = [out / f"out{i}.npy" for i in range(len(expected))]
         argv = [run_module, f"--module={bundle / 'module.vmfb'}", f"--device={device}",
                 f"--function={meta['function']}", *[f"--input=@{p}" for p in inputs],
                 *[f"--output=@{p}" for p in outs]]
         found["command"] = " ".join(argv)
         start = time.monotonic()
-        proc = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ))
+        returncode, stderr = runner.run(argv, out)
         found["seconds"] = time.monotonic() - start
-        if proc.returncode != 0:
-            crashed = proc.returncode < 0
-            return {**found, "status": "crash" if crashed else "fail", "log": proc.stderr[-3000:],
-                    "detail": f"{'crashed' if crashed else 'exit code'} {abs(proc.returncode)} on {device}"}
+        if returncode != 0:
+            crashed = returncode < 0
+            return {**found, "status": "crash" if crashed else "fail", "log": stderr[-3000:],
+                    "detail": f"{'crashed' if crashed else 'exit code'} {abs(returncode)} on {device}"}
         actual = [np.load(p) for p in outs]
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
     rules = tuple(SimpleNamespace(**r) for r in meta.get("output_rules", []))
     comparison = compare_outputs(actual, [np.load(p) for p in expected], [np.load(p) for p in inputs],
                                  meta["atol"], meta["rtol"], rules, "expected")
@@ -156,11 +174,11 @@ def execute(bundle: Path, device: str | None = None) -> dict:
             "detail": comparison.summary()}
 
 
-def run_bundle(bundle: Path, device: str | None = None) -> int:
+def run_bundle(bundle: Path, device: str | None = None, runner=None) -> int:
     """Run one bundle and say what happened: 0 pass, 1 fail, 2 could not run (or a
     malformed bundle: one line naming the file and field)."""
     try:
-        found = execute(bundle, device)
+        found = execute(bundle, device, runner)
     except BundleError as e:
         print(f"run-bundle: {e}", file=sys.stderr)
         return 2

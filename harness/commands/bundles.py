@@ -3,7 +3,6 @@ the device is). cli.py registers them."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from ..item import ItemId, run_item, settings_with
@@ -26,7 +25,6 @@ def add_parsers(sub) -> dict:
     rr.add_argument("--trust", action="store_true",
                     help="run the modules without the sandbox, with your rights, network and environment "
                          "(bundles you made yourself, or where no sandbox can be made)")
-    rr.add_argument("--in-sandbox", action="store_true", help=argparse.SUPPRESS)  # the sandboxed run itself
     rr.add_argument("--results", type=Path, default=None,
                     help="also write results.jsonl lines (verdicts by the cases' expectations), "
                          "to merge with the compile-only results of the run that made the bundles")
@@ -64,15 +62,14 @@ def cmd_repro(args) -> int:
 
 
 def cmd_run_bundle(args) -> int:
-    """A bundle's module is native code from wherever the bundle came from: the whole
-    command runs again inside the sandbox (one sandbox for all the bundles, the GPU's
-    device nodes bound in, only the bundles readable and the results' folder writable),
-    or here with --trust."""
-    import subprocess
+    """A bundle's module is native code from wherever the bundle came from: the modules
+    run in one sandbox (sandbox.SandboxShell: the GPU's device nodes bound in, only the
+    bundles readable, a scratch folder writable), or here with --trust."""
+    import contextlib
     import sys
 
     from ..bundle.run import BundleError, read_meta, run_bundle
-    from ..sandbox import probe, tool_env
+    from ..sandbox import SandboxShell, probe, tool_env
 
     bundles = [Path(d) for d in args.bundles]
     try:
@@ -81,28 +78,19 @@ def cmd_run_bundle(args) -> int:
     except BundleError as e:
         print(f"run-bundle: {e}", file=sys.stderr)
         return 2
-    if not (args.trust or args.in_sandbox):
-        sandbox = probe()
-        if not sandbox.bwrap:
-            print(f"run-bundle: modules run in a sandbox, and none can be made here ({sandbox.why}); a module "
-                  "would run with your rights, network and environment: pass --trust for bundles you trust",
-                  file=sys.stderr)
-            return 2
-        inner = [sys.executable, "-m", "harness.cli", "run-bundle", *[b.resolve() for b in bundles], "--in-sandbox",
-                 *(["--device", args.device] if args.device else []),
-                 *(["--results", args.results.resolve()] if args.results else [])]
-        writable = []
+    sandbox = probe()
+    if not (sandbox.bwrap or args.trust):
+        print(f"run-bundle: modules run in a sandbox, and none can be made here ({sandbox.why}); a module "
+              "would run with your rights, network and environment: pass --trust for bundles you trust",
+              file=sys.stderr)
+        return 2
+    with (contextlib.nullcontext() if args.trust else
+          SandboxShell(sandbox, [b.resolve() for b in bundles], devices=True, env=tool_env())) as runner:
         if args.results:
-            args.results.resolve().parent.mkdir(parents=True, exist_ok=True)
-            writable.append(args.results.resolve().parent)
-        repo = Path(__file__).resolve().parent.parent.parent
-        return subprocess.run(sandbox.wrap(inner, writable, cwd=repo, readable=[b.resolve() for b in bundles],
-                                           devices=True, env=tool_env())).returncode
-    if args.results:
-        from ..bundle.results import write_bundle_results
+            from ..bundle.results import write_bundle_results
 
-        return write_bundle_results(bundles, args.results, args.device)
-    status = 0
-    for bundle in bundles:
-        status = max(status, run_bundle(bundle, args.device))
-    return status
+            return write_bundle_results(bundles, args.results, args.device, runner)
+        status = 0
+        for bundle in bundles:
+            status = max(status, run_bundle(bundle, args.device, runner))
+        return status
