@@ -307,6 +307,9 @@ def test_a_window_with_an_onset_and_a_fix_triages_the_one_asked_for():
     assert default_ends(case, []) == [("3.2.0", "3.3.0", "broken"), ("3.6.0", "3.4.0", "fixed")]
     assert default_ends(case, [], "fixed") == [("3.6.0", "3.4.0", "fixed")]
     assert default_ends(case, [], "broken") == [("3.2.0", "3.3.0", "broken")]
+    # Another failure hides the onset (insert-slice-store, 3.4-3.8): the fix comes first.
+    hidden = SimpleNamespace(history=History("fixed", (Window("3.9.0", "3.11.0", "3.3.0", "3.12.0", "3.8.0", "crash"),)))
+    assert default_ends(hidden, []) == [("3.12.0", "3.11.0", "fixed"), ("3.3.0", "3.9.0", "broken")]
 
 
 def test_a_matrix_item_of_a_wrong_numbers_or_ir_bug_is_triaged_by_its_numbers():

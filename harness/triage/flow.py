@@ -113,6 +113,8 @@ def default_ends(case: Case, available: list[str], which: str | None = None) -> 
         ends.append((w.last_good, w.first_bad, "broken"))
     if w.first_good:
         ends.append((w.first_good, w.last_bad, "fixed"))
+    if w.hidden_before:  # another failure hides the onset: the fix is the boundary releases show
+        ends.reverse()
     return [e for e in ends if which in (None, e[2])]
 
 
@@ -123,8 +125,8 @@ def when(t: Triage, source, good: str | None, bad: str | None, which: str | None
     else:
         tries = default_ends(t.case, available, which)
         if len(tries) == 2:
-            t.say("when: the window has an onset and a fix; the onset is triaged first "
-                  "(--fix for the fix, --onset for the onset only)")
+            t.say(f"when: the window has an onset and a fix; the {'onset' if tries[0][2] == 'broken' else 'fix'} "
+                  "is triaged first (--fix for the fix, --onset for the onset only)")
         if not tries:
             w = t.case.history.windows[-1] if t.case.history.windows else None
             if w is not None and w.hidden_before:
