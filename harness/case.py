@@ -149,6 +149,7 @@ class History:
     # Cases whose stored failures the bug's message may also take: the same bug seen
     # through another program (a run-time SIGBUS carries no message of its own).
     same_as: tuple[str, ...] = ()
+    reason: str = ""  # a guard's: why it is one (the form it controls, what it was measured on)
 
     @property
     def last_bad(self) -> str | None:
@@ -404,7 +405,8 @@ def _sample(w: _Reader) -> Sample | None:
 
 def _history(top: _Reader, data: dict) -> History:
     hist = top.sub("history") if "history" in data else _Reader(top.manifest, {}, "history")
-    hist.reject_unknown({"status", "bad_outcome", "bad_items", "bad_match", "measured", "window", "same_as"})
+    hist.reject_unknown({"status", "bad_outcome", "bad_items", "bad_match", "measured", "window", "same_as",
+                         "reason"})
     windows = []
     for w in hist.subs("window"):
         w.reject_unknown({"last_good", "hidden_before", "hidden_by", "first_bad", "last_bad", "first_good",
@@ -446,7 +448,8 @@ def _history(top: _Reader, data: dict) -> History:
     if not derived and status in ("fixed", "open"):
         raise hist.error("window", f"status {status!r} needs at least one [[history.window]]")
     return History(status, tuple(windows), outcomes, hist.str_list("bad_items", ()),
-                   _regex(hist, "bad_match"), hist.get("measured", str, ""), _same_as(hist))
+                   _regex(hist, "bad_match"), hist.get("measured", str, ""), _same_as(hist),
+                   hist.get("reason", str, "").strip())
 
 
 def load_case(manifest: Path, require_golden: bool = True) -> Case:

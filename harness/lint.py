@@ -120,6 +120,11 @@ def lint_case(manifest: Path, failures: list[ItemRecord],
             problem(f"compare.{key}", f"{value:g} is above {LOOSE_TOLERANCE:g}: a loose tolerance "
                                       "hides wrong numbers; say why in compare.tolerance_reason")
     problems += [Problem(where, f, m) for f, m in _history_problems(case, stored)]
+    if case.history.status == "unknown":
+        problem("history", "nothing measured: a case proves its bug on releases (prove --scan --write), "
+                           "or is a guard (status = \"guard\") that says why in reason")
+    elif case.history.status == "guard" and not case.history.reason:
+        problem("history.reason", "a guard says why it is one: the form it controls and what it was measured on")
     return problems
 
 
