@@ -336,6 +336,28 @@ def test_an_interim_failure_gets_its_own_expectation_written_once(tmp_path):
     assert manifest.read_text().count("another failure hides the bug") == 1
 
 
+def test_a_hand_written_expectation_is_never_replaced_silently(tmp_path):
+    """The scan replaces the [[expect]] entries it wrote; one a person wrote for the same
+    bug is kept and returned for the caller to show, unless forced."""
+    from types import SimpleNamespace
+
+    from harness.history.writeback import write_scan
+
+    runs = [run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=BAD), run("3.2.0", cpu_O0="pass")]
+    m = windows(runs, BUFFERIZE)
+    hand = ('[[expect]]\ntargets = ["cpu"]\ncompiler = ">=3.1,<3.2"\noutcome = "compile-fail"\n'
+            'match = "failed to bufferize"\nreason = "seen by hand in the thread; bisected to #1234"\n')
+    manifest = tmp_path / "case.toml"
+    manifest.write_text('title = "x"\n\n' + hand)
+    case = SimpleNamespace(threads=("iree-org/iree#1",), found_by="", manifest=manifest, slug="x")
+    kept = write_scan(case, BUFFERIZE, m)
+    assert kept == [hand.strip()] and "seen by hand" in manifest.read_text()
+    assert manifest.read_text().count("[[expect]]") == 2  # beside the scan's own
+    write_scan(case, BUFFERIZE, m)  # a rescan replaces its own entry, keeps the person's
+    assert manifest.read_text().count("[[expect]]") == 2
+    assert write_scan(case, BUFFERIZE, m, force=True) == [] and "seen by hand" not in manifest.read_text()
+
+
 def test_the_case_file_editor_writes_atomically_in_the_files_own_line_endings(tmp_path):
     from harness.history.casefile import read_text, write_atomic
 

@@ -67,6 +67,8 @@ def add_parsers(sub) -> dict:
                    help="one proof per case from the --json files of a matrix of machines")
     p.add_argument("--write", action="store_true",
                    help="with --scan: write [history] windows and the bug's [[expect]] entries")
+    p.add_argument("--force", action="store_true",
+                   help="with --write: replace hand-written [[expect]] entries of the bug too (else kept and shown)")
     release_source_options(p)
     return {"bisect": cmd_bisect, "git-bisect-run": cmd_git_bisect_run, "prove": cmd_prove}
 
@@ -159,7 +161,7 @@ def cmd_scan(args, case) -> int:
     from ..history.releases import available, sort_versions
     from ..bug import Bug
     from ..history.window import failures_seen, inferred_outcome, outcome_table, windows
-    from ..history.writeback import write_scan
+    from ..history.writeback import expectations_for, write_scan
     from ..toolchain import installed
 
     # Known before the scan (a misspelt --bad-outcome stops here, not after 15 releases).
@@ -206,7 +208,13 @@ def cmd_scan(args, case) -> int:
               "(the failing texts differ); give --bad-match and scan again")
         return 1
     if args.write:
-        write_scan(case, bug, measured)
+        kept = write_scan(case, bug, measured, force=args.force)
+        for block in kept:  # never replaced silently: shown beside what the scan measured
+            print("kept a hand-written expectation of this bug (--force replaces it):\n"
+                  + "\n".join("  " + line for line in block.splitlines()))
+        if kept:
+            print("the scan measured (written beside it):\n"
+                  + "\n".join("  " + line for b in expectations_for(case, bug, measured) for line in b.splitlines()))
         print(f"wrote [history] and the bug's [[expect]] entries to {case.manifest}")
     return 0
 

@@ -123,22 +123,34 @@ def window_lines(w: Window) -> list[str]:
     return lines
 
 
-def write_scan(case: Case, bug: Bug, measured: Measured) -> None:
-    """Replace [history] and the [[expect]] entries that describe this bug; keep the rest."""
+# The reason line of an [[expect]] the scan wrote (_reason, _hidden_block): any other
+# reason was written by a person.
+_SCAN_REASON = re.compile(r'^reason = ".*(: measured \S+\.\.\S+, (fixed in \S+|still open)|'
+                          r'another failure hides the bug .*)"$', re.M)
+
+
+def write_scan(case: Case, bug: Bug, measured: Measured, force: bool = False) -> list[str]:
+    """Replace [history] and the [[expect]] entries the scan wrote for this bug; keep the
+    rest. A hand-written entry that describes the bug is kept (and returned, for the
+    caller to show beside what the scan measured) unless `force`."""
     written = expectations_for(case, bug, measured)
-    kept = []
+    kept, hand_written = [], []
     for block in split_blocks(read_text(case.manifest)):
         header = header_of(block)
         if header in ("[history]", "[[history.window]]"):
             continue
-        if header == "[[expect]]" and (_describes(block, bug, measured) or block.strip() in
-                                       {b.strip() for b in written}):  # a rescan writes it again
-            continue
+        if header == "[[expect]]" and block.strip() in {b.strip() for b in written}:
+            continue  # a rescan writes it again
+        if header == "[[expect]]" and _describes(block, bug, measured):
+            if force or _SCAN_REASON.search(block):
+                continue
+            hand_written.append(block.strip())
         kept.append(block)
     text = "".join(kept).rstrip() + "\n\n"
     text += "".join(b + "\n" for b in written)
     text += history_block(case, bug, measured)
     write_atomic(Path(case.manifest), text)
+    return hand_written
 
 
 def _describes(block: str, bug: Bug, measured: Measured) -> bool:
