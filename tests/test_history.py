@@ -373,6 +373,16 @@ def test_the_case_file_editor_writes_atomically_in_the_files_own_line_endings(tm
     assert plain.read_bytes() == b"a = 1\n"
 
 
+def test_a_partial_scan_is_never_written(releases, capsys):
+    """prove --scan --versions/--items --write would forget what it did not measure: refused
+    before anything is scanned, and the case is untouched."""
+    before = releases.manifest.read_text()
+    assert cli_main(["prove", "fake-case", "--scan", "--versions", "3.0.0,3.1.0", "--write"]) == 1
+    assert "not written: a scan of some releases or items would forget the others" in capsys.readouterr().out
+    assert releases.manifest.read_text() == before
+    assert cli_main(["prove", "fake-case", "--scan", "--versions", "3.0.0,3.1.0"]) == 0  # looking is fine
+
+
 def test_scan_write_keeps_crlf_line_endings(releases):
     releases.manifest.write_bytes(releases.manifest.read_bytes().replace(b"\n", b"\r\n"))
     assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0

@@ -171,6 +171,15 @@ def cmd_scan(args, case) -> int:
               "inferred from the releases when one failure stands out")
     versions = sort_versions(args.versions.split(",")) if args.versions else available(source_of(args))
     items = [ItemId.parse(n) for n in args.items.split(",")] if args.items else items_to_prove(case)
+    # A write replaces [history] and the bug's expectations whole: from a scan of some
+    # releases or items it would forget the rest (15 releases becoming 3, O0-O3 becoming O0).
+    skipped = [v for v in available(source_of(args)) if v not in versions] if args.versions else []
+    left_out = [i.name for i in items_to_prove(case) if i.name not in {j.name for j in items}] if args.items else []
+    if args.write and (skipped or left_out):
+        print(f"not written: a scan of some releases or items would forget the others "
+              f"({', '.join(skipped + left_out)}); scan without --versions/--items to write, or without --write "
+              "to look")
+        return 1
     settings = settings_with(installed())
     runs = []
     for v in versions:
