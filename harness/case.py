@@ -132,6 +132,9 @@ class Window:
     # (the bug turned into another failure before its fix); hidden_after is the oldest.
     hidden_after: str | None = None
     hidden_after_by: str = ""
+    # The upstream issue this window's bug is, when it is not the case's own (a bug fixed
+    # and broken again by another change): "" credits the case's threads, first window only.
+    issue: str = ""
 
     def holds(self, release) -> bool:
         return Version(self.first_bad) <= Version(str(release)) <= Version(self.last_bad)
@@ -410,14 +413,17 @@ def _history(top: _Reader, data: dict) -> History:
     windows = []
     for w in hist.subs("window"):
         w.reject_unknown({"last_good", "hidden_before", "hidden_by", "first_bad", "last_bad", "first_good",
-                          "sample", "bad_outcome", "bad_match", "hidden_after", "hidden_after_by"})
+                          "sample", "bad_outcome", "bad_match", "hidden_after", "hidden_after_by", "issue"})
+        issue = w.get("issue", str, "")
+        if issue and not ISSUE_REF.fullmatch(issue):
+            raise w.error("issue", f"{issue!r} is not owner/repo#N")
         first_bad, last_bad = w.version("first_bad"), w.version("last_bad")
         if first_bad is None or last_bad is None:
             raise w.error("first_bad" if first_bad is None else "last_bad", "is required but missing")
         window = Window(first_bad, last_bad, w.version("last_good"), w.version("first_good"),
                         w.version("hidden_before"), w.get("hidden_by", str, ""), _sample(w),
                         _outcomes(w, "bad_outcome"), _regex(w, "bad_match"),
-                        w.version("hidden_after"), w.get("hidden_after_by", str, ""))
+                        w.version("hidden_after"), w.get("hidden_after_by", str, ""), issue)
         for at, why in (("hidden_before", "hidden_by"), ("hidden_after", "hidden_after_by")):
             if w.version(at) and not w.get(why, str, "").strip():
                 raise w.error(why, f"is required with {at}: say what hides the bug there")

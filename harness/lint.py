@@ -120,6 +120,11 @@ def lint_case(manifest: Path, failures: list[ItemRecord],
             problem(f"compare.{key}", f"{value:g} is above {LOOSE_TOLERANCE:g}: a loose tolerance "
                                       "hides wrong numbers; say why in compare.tolerance_reason")
     problems += [Problem(where, f, m) for f, m in _history_problems(case, stored)]
+    for j, w in enumerate(case.history.windows[1:], 1):
+        if not w.issue and not case.found_by:
+            problem(f"history.window[{j}].issue", "a later window is another change's bug: credit it to its "
+                                                  "issue (prove --scan --write --window-issue "
+                                                  f"{j}=owner/repo#N), never to the first window's")
     if case.history.status == "unknown":
         problem("history", "nothing measured: a case proves its bug on releases (prove --scan --write), "
                            "or is a guard (status = \"guard\") that says why in reason")

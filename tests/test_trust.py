@@ -193,6 +193,41 @@ def test_lint_rejects_naming_file_and_field(tmp_path, name, mutate, field, text)
     assert any(f"linted/case.toml: field '{field}'" in p and text in p for p in problems), problems
 
 
+def _second_window(issue=""):
+    def mutate(m):
+        m["history"]["window"].append({"last_good": "3.6.0", "first_bad": "3.7.0", "last_bad": "3.8.0",
+                                       "first_good": "3.9.0", **({"issue": issue} if issue else {})})
+        m["expect"].append({"targets": ["cpu"], "compiler": ">=3.7,<=3.8.0", "outcome": "compile-fail",
+                            "match": "failed to bufferize", "reason": "the bug again"})
+    return mutate
+
+
+def test_a_later_window_is_credited_to_its_own_issue(tmp_path):
+    """A bug fixed and broken again by another change: its second window is never the
+    first window's issue; lint asks until one is given."""
+    problems = lint(tmp_path, _second_window())
+    assert any("history.window[1].issue" in p and "never to the first window's" in p for p in problems), problems
+    assert lint(tmp_path, _second_window("iree-org/iree#77")) == []
+
+
+def test_the_scan_credits_each_window_its_own_issue():
+    from types import SimpleNamespace
+
+    from harness.case import History, Window
+    from harness.commands.history import credited
+    from harness.history.writeback import _reason
+
+    case = SimpleNamespace(threads=("iree-org/iree#1",), found_by="",
+                           history=History("fixed", (Window("3.3.0", "3.4.0"), Window("3.7.0", "3.8.0", issue="iree-org/iree#77"))))
+    found = (Window("3.3.0", "3.4.0", "3.2.0", "3.5.0"), Window("3.7.0", "3.9.0", "3.6.0", "3.10.0"))
+    kept = credited(case, found, [])
+    assert [w.issue for w in kept] == ["", "iree-org/iree#77"]  # a rescan keeps what a person said
+    assert [w.issue for w in credited(case, found, ["0=iree-org/iree#5"])] == ["iree-org/iree#5", "iree-org/iree#77"]
+    assert _reason(case, kept[0], 0).startswith("iree-org/iree#1:")
+    assert _reason(case, found[1], 1).startswith("not credited yet:")  # never the first window's
+    assert _reason(case, kept[1], 1).startswith("iree-org/iree#77:")
+
+
 def test_a_guard_that_says_why_passes_lint(tmp_path):
     def guard(m):
         m["history"] = {"status": "guard", "reason": "the all-static form, measured passing on 3.0-3.13"}

@@ -9,10 +9,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
 from pathlib import Path
+
+from packaging.version import Version
 
 from ..case import CASES_DIR, CaseError, discover, find_case
 from ..item import ItemId, settings_with
@@ -67,6 +70,8 @@ def add_parsers(sub) -> dict:
                    help="one proof per case from the --json files of a matrix of machines")
     p.add_argument("--write", action="store_true",
                    help="with --scan: write [history] windows and the bug's [[expect]] entries")
+    p.add_argument("--window-issue", action="append", default=[], metavar="J=OWNER/REPO#N",
+                   help="with --write: the issue window J (0 = the oldest) is; kept from the case on a rescan")
     p.add_argument("--force", action="store_true",
                    help="with --write: replace hand-written [[expect]] entries of the bug too (else kept and shown)")
     release_source_options(p)
@@ -155,6 +160,25 @@ def cmd_git_bisect_run(args) -> int:
     return git_bisect_exit(probe.state)
 
 
+def credited(case, found, given: list[str]):
+    """Each window found with its issue: --window-issue J=owner/repo#N, else the issue of
+    the case's window it overlaps (a rescan keeps what a person said)."""
+    from ..case import ISSUE_REF
+
+    issues = {}
+    for spec in given:
+        j, _, ref = spec.partition("=")
+        if not j.isdigit() or not ISSUE_REF.fullmatch(ref) or int(j) >= len(found):
+            raise CaseError(f"--window-issue {spec!r}: J=owner/repo#N with J < {len(found)} (the windows found)")
+        issues[int(j)] = ref
+    out = []
+    for j, w in enumerate(found):
+        old = next((o.issue for o in case.history.windows if o.issue and not (
+            Version(o.last_bad) < Version(w.first_bad) or Version(w.last_bad) < Version(o.first_bad))), "")
+        out.append(dataclasses.replace(w, issue=issues.get(j, old)))
+    return tuple(out)
+
+
 def cmd_scan(args, case) -> int:
     """prove --scan: every release (or --versions), a table, and the bug's windows."""
     from ..history.prove import items_to_prove, run_release
@@ -217,6 +241,7 @@ def cmd_scan(args, case) -> int:
               "(the failing texts differ); give --bad-match and scan again")
         return 1
     if args.write:
+        measured = dataclasses.replace(measured, windows=credited(case, measured.windows, args.window_issue))
         kept = write_scan(case, bug, measured, force=args.force)
         for block in kept:  # never replaced silently: shown beside what the scan measured
             print("kept a hand-written expectation of this bug (--force replaces it):\n"

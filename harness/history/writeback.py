@@ -27,7 +27,7 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
     (or the ir checks) and per outcome the bug showed there, the levels and the releases
     it showed on (open-ended for an open window)."""
     blocks = []
-    for w in measured.windows:
+    for j, w in enumerate(measured.windows):
         # (target or "ir", outcome) -> (levels or ir names, releases)
         groups: dict[tuple[str, str], tuple[set[str], list[str]]] = {}
         for name, shown in measured.item_outcomes.items():
@@ -49,7 +49,7 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
             match = w.bad_match.pattern if w.bad_match is not None else measured.match
             if match:
                 lines.append(f"match = {toml_value(match)}")
-            lines.append(f"reason = {toml_value(_reason(case, w))}")
+            lines.append(f"reason = {toml_value(_reason(case, w, j))}")
             blocks.append("\n".join(lines) + "\n")
     return blocks + [_hidden_block(case, h) for h in measured.hidden]
 
@@ -68,8 +68,10 @@ def _hidden_block(case: Case, h) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _reason(case: Case, w: Window) -> str:
-    cite = ", ".join(case.threads) or f"found by {case.found_by}"
+def _reason(case: Case, w: Window, index: int = 0) -> str:
+    """Credits the window's own issue; the case's threads only for its first window (a
+    later one is another change's bug until someone says whose: lint asks)."""
+    cite = w.issue or (", ".join(case.threads) or f"found by {case.found_by}" if index == 0 else "not credited yet")
     end = f"fixed in {w.first_good}" if w.first_good else "still open"
     return f"{cite}: measured {w.first_bad}..{w.last_bad}, {end}"
 
@@ -109,6 +111,8 @@ def window_lines(w: Window) -> list[str]:
                   f"hidden_after_by = {toml_value(w.hidden_after_by)}"]
     if w.first_good:
         lines.append(f"first_good = {toml_value(w.first_good)}")
+    if w.issue:
+        lines.append(f"issue = {toml_value(w.issue)}")
     if w.bad_outcomes:
         lines.append(_bad_outcome_line(w.bad_outcomes))
     if w.bad_match is not None:
