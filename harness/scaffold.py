@@ -59,9 +59,9 @@ def _toml_list(values) -> str:
 
 def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str], family: str = "other",
               found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5), tolerance_reason: str = "",
-              targets: list[str] = DEFAULT_TARGETS) -> str:
+              targets: list[str] = DEFAULT_TARGETS, flags: list[str] = ()) -> str:
     return "\n".join([
-        f'title = "{title}"',
+        f"title = {json.dumps(title)}",
         f'kind = "{kind}"',
         f"issues = {_toml_list(issues)}",
         *([f'found_by = "{found_by}"'] if found_by else []),
@@ -74,7 +74,7 @@ def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str],
         "[matrix]",
         f"targets = {_toml_list(targets)}",
         'opt_levels = ["O0", "O1", "O2", "O3"]',
-        "flags = []  # the issue's own iree-compile flags",
+        f"flags = {json.dumps(list(flags))}  # the issue's own iree-compile flags",
         "",
         "[compare]",
         f"atol = {tolerance[0]:g}",
@@ -112,7 +112,7 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
              from_mlir: Path | None = None, reference: Path | None = None,
              from_torch: str | None = None, function: str | None = None, family: str | None = None,
              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5),
-             tolerance_reason: str = "", targets: list[str] | None = None) -> Path:
+             tolerance_reason: str = "", targets: list[str] | None = None, flags: list[str] = ()) -> Path:
     """found_by: a case the suite found itself (a sweep variant) needs no issue yet.
     family / targets: None = what the program shows (its ops; the targets it names, else
     cpu alone: a scan of targets the reproducer never named costs four times as much)."""
@@ -158,7 +158,7 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
         family = family or guess_family(text)
         targets = list(targets or targets_named(text) or ["cpu"])
         (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines, family, found_by, tolerance,
-                                                      tolerance_reason, targets))
+                                                      tolerance_reason, targets, flags))
         (case_dir / "README.md").write_text(readme(slug, title, issues, note, golden))
         if golden:
             program = case_dir / ("model.py" if from_torch else "reference.py")

@@ -41,8 +41,92 @@ def add_parsers(sub) -> dict:
     n.add_argument("--target", dest="targets", type=lambda s: s.split(","), default=None,
                    help="comma-separated targets of the matrix (default: those the program names, "
                         "else cpu)")
+    add_harvest_parser(sub)
     return {"golden": cmd_golden, "list": cmd_list, "lint": cmd_lint, "expect": cmd_expect,
-            "new-case": cmd_new_case}
+            "new-case": cmd_new_case, "harvest": cmd_harvest}
+
+
+def add_harvest_parser(sub) -> None:
+    from .history import release_source_options
+
+    h = sub.add_parser("harvest", help="an upstream report's text -> a case, scanned over the releases")
+    h.add_argument("thread", type=Path, help="the issue's text: markdown saved from the browser, or "
+                                             "`gh issue view N -R owner/repo --comments`")
+    h.add_argument("--issue", default=None, help="owner/repo#N (default: the one the text names)")
+    h.add_argument("--slug", default=None, help="the case's folder (default: from the title)")
+    h.add_argument("--attach", action="append", default=[], metavar="NAME=FILE",
+                   help="a program the thread only links to, saved as FILE")
+    h.add_argument("--no-scan", action="store_true", help="write the case without scanning the releases")
+    release_source_options(h)
+
+
+def cmd_harvest(args) -> int:
+    """Read the thread, make the case in a scratch folder, scan it over the releases
+    (prove --scan --write), and move it into cases/ only when the releases show a bug."""
+    import argparse
+    import shutil
+    import tempfile
+
+    from ..case import load_case
+    from ..harvest import (HarvestError, check_issue, choose_program, quoted_match, read_thread, slug_of,
+                           target_and_flags)
+    from ..scaffold import ScaffoldError, new_case
+    from .history import cmd_scan
+
+    try:
+        repo = (args.issue or "").split("#")[0]
+        t = read_thread(args.thread.read_text(errors="replace"), repo)
+        issue = check_issue(args.issue or t.issue)
+        attached = {}
+        for spec in args.attach:
+            name, _, file = spec.partition("=")
+            if not file or not Path(file).is_file():
+                raise HarvestError(f"--attach {spec!r}: NAME=FILE with FILE a saved program")
+            attached[name] = Path(file).read_text(errors="replace")
+        program, origin = choose_program(t, attached)
+    except (OSError, HarvestError) as e:
+        print(f"harvest: {args.thread}: {e}", file=sys.stderr)
+        return 2
+    command = t.commands[0] if t.commands else ["iree-compile"]
+    target, flags, guessed = target_and_flags(command)
+    slug = args.slug or slug_of(t.title)
+    print(f"harvest: {issue}: {t.title or '(no title)'}")
+    print(f"  program: {origin}, {len(program.splitlines())} lines")
+    print(f"  command: {' '.join(command) if t.commands else '(none quoted)'}")
+    print(f"  target {target}, flags {' '.join(flags) or '(none)'}" + (f"; guessed: {guessed}" if guessed else ""))
+    print(f"  the thread quotes: {t.quoted or '(no error line)'}")
+    if (CASES_DIR / slug).exists():
+        print(f"harvest: {CASES_DIR / slug} already exists: give --slug", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="harvest-") as scratch:
+        (Path(scratch) / "program.mlir").write_text(program)
+        try:
+            made = new_case(Path(scratch) / "cases", slug, [issue], t.title or None,
+                            from_mlir=Path(scratch) / "program.mlir", targets=[target], flags=flags)
+        except ScaffoldError as e:
+            print(f"harvest: {e}", file=sys.stderr)
+            return 2
+        if not args.no_scan:
+            # The failure the thread quotes first; what the releases print when they print
+            # something else (said below). Release runs are cached: the second scan is cheap.
+            for match in dict.fromkeys((quoted_match(t.quoted), None)):
+                scan = argparse.Namespace(write=True, force=False, versions=None, items=None, window_issue=[],
+                                          bad_outcome=None, bad_match=match, find_links=args.find_links,
+                                          no_index=args.no_index)
+                if cmd_scan(scan, load_case(made / "case.toml", require_golden=False)) == 0:
+                    break
+            else:
+                print("harvest: the releases show no bug this case could hold (the table above); nothing written")
+                return 1
+            case = load_case(made / "case.toml", require_golden=False)
+            match = case.history.bad_match
+            if t.quoted and match is not None and not match.search(t.quoted):
+                print(f"harvest: the thread quotes {t.quoted!r}; the releases print /{match.pattern}/ "
+                      f"({case.history.describe()})")
+        shutil.move(str(made), CASES_DIR / slug)
+    print(f"harvest: wrote {CASES_DIR / slug}; next: iree-regress "
+          + (f"prove {slug} --scan --write" if args.no_scan else f"prove {slug} && iree-regress lint {slug}"))
+    return 0
 
 
 def cmd_golden(args) -> int:

@@ -1,0 +1,159 @@
+"""`iree-regress harvest THREAD`: an upstream report, as pasted, read into what a case needs.
+
+THREAD is an issue's text: the markdown body saved from the browser, or what
+`gh issue view N -R owner/repo --comments` prints. From it:
+
+    the title and the issue     a `# ` heading or gh's `title:`; a github.com issue URL or
+                                gh's `number:` with --issue's repository
+    the program                 a fenced MLIR block (func.func / util.func / module); when
+                                the thread holds several, the one its command names, else
+                                the caller is asked to choose (never guessed)
+    the command                 an `iree-compile ...` line: its target and the flags that
+                                are about the bug (output, dump and path flags dropped)
+    the quoted failure          the first `error:` line outside the program
+    links                       attachments and gists: a program only linked is asked for
+                                with --attach, never fetched or guessed
+
+Nothing here writes anything: commands/cases.py makes the case (scaffold.new_case) and
+scans the releases (prove --scan --write) in a scratch folder, and moves it into cases/
+only when the releases show a bug.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from .case import ISSUE_REF
+
+_FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
+_PROGRAM = re.compile(r"^\s*(func\.func|util\.func|module\b|builtin\.module|hal\.executable)", re.M)
+_ISSUE_URL = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/issues/(\d+)")
+_LINK = re.compile(r"https://(?:github\.com/(?:user-attachments/files|[\w.-]+/[\w.-]+/files)/\S+?"
+                   r"|gist\.github\.com/\S+?)(?=[)\s\]>]|$)")
+_ERROR = re.compile(r"(?:^|:\s)error:\s*(.+)$", re.M)
+# Flags that are about where output goes or what is printed, not about the bug.
+_DROPPED = ("-o", "--output", "--mlir-print", "--mlir-elide", "--dump", "--iree-hal-dump",
+            "--mlir-pass-pipeline-crash-reproducer", "--iree-llvmcpu-target-cpu", "--mlir-disable-threading",
+            "--iree-hal-target-backends", "--iree-hal-target-device", "--iree-hal-local-target-device-backends",
+            "--compile-to", "--output-format", "--iree-vm-bytecode-module-output-format")
+_TARGETS = {"llvm-cpu": "cpu", "local": "cpu", "vulkan-spirv": "vulkan", "vulkan": "vulkan", "rocm": "hip",
+            "hip": "hip", "cuda": "cuda"}
+
+
+class HarvestError(ValueError):
+    """The thread cannot become a case as it is: the message says what to give."""
+
+
+@dataclass
+class Thread:
+    title: str = ""
+    issue: str = ""  # owner/repo#N
+    programs: list[str] = field(default_factory=list)  # MLIR blocks, in order
+    commands: list[list[str]] = field(default_factory=list)  # iree-compile argv, tokenized
+    quoted: str = ""  # the first error line the thread quotes
+    links: list[str] = field(default_factory=list)  # attachments and gists
+
+
+def read_thread(text: str, repo: str = "") -> Thread:
+    """What the thread says; `repo` (owner/repo) completes gh's bare `number:`."""
+    t = Thread()
+    heading = re.search(r"^#\s+(.+)$", text, re.M)
+    gh_title = re.search(r"^title:\s+(.+)$", text, re.M)
+    t.title = (gh_title or heading).group(1).strip() if (gh_title or heading) else ""
+    url = _ISSUE_URL.search(text)
+    number = re.search(r"^number:\s+(\d+)$", text, re.M)
+    if url:
+        t.issue = f"{url.group(1)}#{url.group(2)}"
+    elif number and repo:
+        t.issue = f"{repo}#{number.group(1)}"
+    prose = text
+    for m in _FENCE.finditer(text):
+        body = m.group(3)
+        if _PROGRAM.search(body) and "iree-compile" not in body:
+            t.programs.append(body.rstrip() + "\n")
+            prose = prose.replace(body, "")
+    # A command has flags; "running iree-compile on a model" in prose is not one.
+    t.commands = [argv for argv in map(_argv, _command_lines(prose)) if any(a.startswith("--") for a in argv)]
+    error = _ERROR.search(prose)
+    t.quoted = error.group(1).strip() if error else ""
+    t.links = list(dict.fromkeys(_LINK.findall(text)))
+    return t
+
+
+def _command_lines(text: str) -> list[str]:
+    """Each `iree-compile ...` command, backslash continuations joined."""
+    joined = re.sub(r"\\\n\s*", " ", text)
+    return [line[line.index("iree-compile"):] for line in joined.splitlines() if "iree-compile " in line]
+
+
+def _argv(line: str) -> list[str]:
+    line = line.strip().strip("`")
+    try:
+        return shlex.split(line)
+    except ValueError:  # an unbalanced quote in prose: words are enough to read flags
+        return line.split()
+
+
+def target_and_flags(command: list[str]) -> tuple[str, list[str], str]:
+    """(target row, the flags that are about the bug, what was guessed) from a command."""
+    target, guessed = "", ""
+    kept = []
+    skip_next = False
+    for i, arg in enumerate(command[1:], 1):
+        if skip_next:
+            skip_next = False
+            continue
+        name, _, value = arg.partition("=")
+        if name in ("--iree-hal-target-backends", "--iree-hal-local-target-device-backends",
+                    "--iree-hal-target-device") and value:
+            target = target or _TARGETS.get(value.split(",")[0], "")
+            continue
+        if arg == "-o":
+            skip_next = True
+            continue
+        if not arg.startswith("-"):
+            continue  # the input file, or a stray word
+        if name.startswith(_DROPPED) or name == "-":
+            continue
+        kept.append(arg)
+    if not target:
+        target, guessed = "cpu", "no target the harness runs is named: cpu"
+    return target, kept, guessed
+
+
+def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:
+    """(program text, where it came from), or HarvestError saying what to give."""
+    if attached:
+        name, text = next(iter(attached.items()))
+        return text, f"--attach {name}"
+    if len(t.programs) == 1:
+        return t.programs[0], "the thread's MLIR block"
+    if not t.programs:
+        if t.links:
+            raise HarvestError("the program is only linked, not in the text: "
+                               + ", ".join(t.links) + "; download it and give --attach NAME=FILE")
+        raise HarvestError("the thread holds no MLIR program (a fenced block with func.func, util.func or "
+                           "module); give --attach NAME=FILE")
+    raise HarvestError(f"the thread holds {len(t.programs)} MLIR blocks and its command does not say which it "
+                       "compiles; save the one that reproduces and give --attach NAME=FILE")
+
+
+def quoted_match(quoted: str) -> str | None:
+    """The thread's quoted failure as a bug message to scan for (its text, escaped; the
+    releases must print it for it to count), or None."""
+    return re.escape(quoted).replace("\\ ", " ") if quoted else None
+
+
+def slug_of(title: str) -> str:
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    stop = {"the", "a", "an", "of", "in", "on", "for", "to", "with", "and", "is", "when", "that"}
+    return "-".join([w for w in words if w not in stop][:7]) or "harvested-case"
+
+
+def check_issue(issue: str) -> str:
+    if not ISSUE_REF.fullmatch(issue or ""):
+        raise HarvestError("the thread names no issue (a github.com/OWNER/REPO/issues/N link or gh's "
+                           "`number:`): give --issue owner/repo#N")
+    return issue

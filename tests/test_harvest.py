@@ -1,0 +1,96 @@
+"""`iree-regress harvest`: saved texts of real upstream threads (tests/threads/), read into
+a program, a command, a target and the quoted failure; and one harvest end to end over
+fake releases (the scan and write are prove --scan --write's, tested in test_history)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main as cli_main
+from harness.harvest import HarvestError, choose_program, read_thread, slug_of, target_and_flags
+from test_history import releases  # noqa: F401  (fake releases: 3.3.0-3.4.0 fail to bufferize)
+
+THREADS = Path(__file__).resolve().parent / "threads"
+
+pytestmark = pytest.mark.harness
+
+
+def test_a_compile_error_thread_gives_its_program_command_target_and_error():
+    t = read_thread((THREADS / "iree-16780-uniform-dequantize.md").read_text())
+    assert (t.title, t.issue) == ("uniform_dequantize is marked illegal for llvm-cpu", "iree-org/iree#16780")
+    program, origin = choose_program(t, {})
+    assert '"stablehlo.uniform_dequantize"' in program and origin == "the thread's MLIR block"
+    target, flags, guessed = target_and_flags(t.commands[0])
+    assert (target, flags, guessed) == ("cpu", [], "")  # -o and the input file dropped
+    assert t.quoted.startswith("failed to legalize operation 'stablehlo.uniform_dequantize'")
+    assert slug_of(t.title) == "uniform-dequantize-marked-illegal-llvm-cpu"
+
+
+def test_a_program_only_attached_is_asked_for_never_guessed():
+    t = read_thread((THREADS / "iree-18845-attachment-only.md").read_text(), repo="iree-org/iree")
+    assert t.issue == "iree-org/iree#18845" and t.title.startswith("failed to legalize operation")
+    with pytest.raises(HarvestError, match=r"only linked.*user-attachments/files/17455304.*--attach"):
+        choose_program(t, {})
+    text, origin = choose_program(t, {"model.mlir": "func.func @main() { return }\n"})
+    assert origin == "--attach model.mlir"
+    target, flags, _ = target_and_flags(t.commands[0])
+    assert (target, flags) == ("cpu", [])  # --iree-llvmcpu-target-cpu=host is the profile's
+
+
+def test_a_backend_the_harness_does_not_run_is_said_as_a_guess():
+    t = read_thread((THREADS / "iree-10639-tosa-vmvx.md").read_text())
+    target, flags, guessed = target_and_flags(t.commands[0])
+    assert target == "cpu" and "no target the harness runs" in guessed
+    assert flags == ["--iree-input-type=tosa"]  # kept: it is about the program
+
+
+def test_two_programs_and_no_issue_are_asked_about():
+    two = "# t\n```mlir\nfunc.func @a() { return }\n```\n```mlir\nfunc.func @b() { return }\n```\n"
+    with pytest.raises(HarvestError, match="2 MLIR blocks"):
+        choose_program(read_thread(two), {})
+    from harness.harvest import check_issue
+
+    with pytest.raises(HarvestError, match="--issue owner/repo#N"):
+        check_issue(read_thread(two).issue)
+
+
+THREAD = """# failed to bufferize a foo on llvm-cpu
+
+https://github.com/iree-org/iree/issues/4242
+
+```mlir
+func.func @main() {
+  return
+}
+```
+
+```
+$ iree-compile foo.mlir --iree-hal-target-backends=llvm-cpu --iree-opt-level=O0 -o foo.vmfb
+m.mlir:1:1: error: failed to bufferize op 'foo'
+```
+"""
+
+
+def test_harvest_end_to_end_writes_a_proven_case(releases, tmp_path, capsys):
+    """Over fake releases (3.3.0-3.4.0 fail to bufferize): the case lands in cases/ with its
+    window, the thread's issue and the derived message, and lint and prove accept it. A
+    thread that no release reproduces writes nothing."""
+    (tmp_path / "thread.md").write_text(THREAD)
+    assert cli_main(["harvest", "thread.md"]) == 0
+    out = capsys.readouterr().out
+    case = tmp_path / "cases" / "failed-bufferize-foo-llvm-cpu"
+    text = (case / "case.toml").read_text()
+    assert 'issues = ["iree-org/iree#4242"]' in text and 'flags = ["--iree-opt-level=O0"]' in text
+    assert 'first_bad = "3.3.0"' in text and 'bad_match = "failed to bufferize' in text
+    assert "wrote cases/failed-bufferize-foo-llvm-cpu" in out
+    assert cli_main(["lint", "failed-bufferize-foo-llvm-cpu"]) == 0
+    assert cli_main(["prove", "failed-bufferize-foo-llvm-cpu"]) == 0
+    # nothing reproduces: no case
+    (tmp_path / "none.md").write_text(THREAD.replace("4242", "4343").replace("bufferize a foo", "no bug here")
+                                      .replace("func.func @main() {", "func.func @main() { // fine"))
+    for build in releases.builds.iterdir():
+        (build / "behaviour").write_text(f"{build.name} ok\n")
+    assert cli_main(["harvest", "none.md", "--slug", "no-bug"]) == 1
+    assert not (tmp_path / "cases" / "no-bug").exists()
