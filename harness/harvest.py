@@ -33,6 +33,8 @@ _ISSUE_URL = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/issues/(\d+)")
 _LINK = re.compile(r"https://(?:github\.com/(?:user-attachments/files|[\w.-]+/[\w.-]+/files)/\S+?"
                    r"|gist\.github\.com/\S+?)(?=[)\s\]>]|$)")
 _ERROR = re.compile(r"(?:^|:\s)error:\s*(.+)$", re.M)
+# A thread that reports the compiler dying, not diagnosing.
+_CRASH = re.compile(r"\bcrash|Stack dump|Assertion .* failed|Segmentation fault|SIG(?:SEGV|FPE|ABRT|BUS)", re.I)
 # Flags that are about where output goes or what is printed, not about the bug.
 _DROPPED = ("-o", "--output", "--mlir-print", "--mlir-elide", "--dump", "--iree-hal-dump",
             "--mlir-pass-pipeline-crash-reproducer", "--iree-llvmcpu-target-cpu", "--mlir-disable-threading",
@@ -53,6 +55,7 @@ class Thread:
     programs: list[str] = field(default_factory=list)  # MLIR blocks, in order
     commands: list[list[str]] = field(default_factory=list)  # iree-compile argv, tokenized
     quoted: str = ""  # the first error line the thread quotes
+    crash: bool = False  # it reports a compiler crash (the scan looks for compile-crash)
     links: list[str] = field(default_factory=list)  # attachments and gists
 
 
@@ -78,6 +81,7 @@ def read_thread(text: str, repo: str = "") -> Thread:
     t.commands = [argv for argv in map(_argv, _command_lines(prose)) if any(a.startswith("--") for a in argv)]
     error = _ERROR.search(prose)
     t.quoted = error.group(1).strip() if error else ""
+    t.crash = bool(_CRASH.search(t.title + "\n" + prose))
     t.links = list(dict.fromkeys(_LINK.findall(text)))
     return t
 
@@ -138,6 +142,11 @@ def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:
                            "module); give --attach NAME=FILE")
     raise HarvestError(f"the thread holds {len(t.programs)} MLIR blocks and its command does not say which it "
                        "compiles; save the one that reproduces and give --attach NAME=FILE")
+
+
+def bug_outcome(t: Thread) -> str | None:
+    """The outcome the thread reports: a crash, a diagnostic, or None (the scan infers it)."""
+    return "compile-crash" if t.crash else "compile-fail" if t.quoted else None
 
 
 def quoted_match(quoted: str) -> str | None:

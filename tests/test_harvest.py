@@ -46,6 +46,22 @@ def test_a_backend_the_harness_does_not_run_is_said_as_a_guess():
     assert flags == ["--iree-input-type=tosa"]  # kept: it is about the program
 
 
+def test_a_crash_thread_is_scanned_for_a_crash_named_by_its_function():
+    """iree-org/iree#23277 reports a crash and quotes no error line: the scan looks for
+    compile-crash, and a free function's crash is matched by the function, not by its
+    namespace (a SIGFPE anywhere in iree_compiler would match that)."""
+    from harness.harvest import bug_outcome
+    from harness.history.message import _error_line as message_pattern
+
+    t = read_thread((THREADS / "iree-23277-attention-crash.md").read_text())
+    assert (t.issue, bug_outcome(t), t.quoted) == ("iree-org/iree#23277", "compile-crash", "")
+    assert "iree_linalg_ext.attention" in choose_program(t, {})[0]
+    text = "crashed (SIGFPE): at mlir::iree_compiler::limitVectorTileSizes(llvm::SmallVectorImpl<long>&, long)"
+    assert message_pattern(text).endswith("limitVectorTileSizes")
+    method = "crashed (SIGSEGV): at mlir::(anonymous namespace)::FoldFoo::matchAndRewrite(x)"
+    assert message_pattern(method).endswith("FoldFoo::")
+
+
 def test_two_programs_and_no_issue_are_asked_about():
     two = "# t\n```mlir\nfunc.func @a() { return }\n```\n```mlir\nfunc.func @b() { return }\n```\n"
     with pytest.raises(HarvestError, match="2 MLIR blocks"):

@@ -68,8 +68,8 @@ def cmd_harvest(args) -> int:
     import tempfile
 
     from ..case import load_case
-    from ..harvest import (HarvestError, check_issue, choose_program, quoted_match, read_thread, slug_of,
-                           target_and_flags)
+    from ..harvest import (HarvestError, bug_outcome, check_issue, choose_program, quoted_match, read_thread,
+                           slug_of, target_and_flags)
     from ..scaffold import ScaffoldError, new_case
     from .history import cmd_scan
 
@@ -94,7 +94,8 @@ def cmd_harvest(args) -> int:
     print(f"  program: {origin}, {len(program.splitlines())} lines")
     print(f"  command: {' '.join(command) if t.commands else '(none quoted)'}")
     print(f"  target {target}, flags {' '.join(flags) or '(none)'}" + (f"; guessed: {guessed}" if guessed else ""))
-    print(f"  the thread quotes: {t.quoted or '(no error line)'}")
+    print(f"  the thread quotes: {t.quoted or '(no error line)'}; it reports "
+          + (bug_outcome(t) or "no outcome: the releases decide"))
     if (CASES_DIR / slug).exists():
         print(f"harvest: {CASES_DIR / slug} already exists: give --slug", file=sys.stderr)
         return 2
@@ -111,12 +112,13 @@ def cmd_harvest(args) -> int:
             # something else (said below). Release runs are cached: the second scan is cheap.
             for match in dict.fromkeys((quoted_match(t.quoted), None)):
                 scan = argparse.Namespace(write=True, force=False, versions=None, items=None, window_issue=[],
-                                          bad_outcome=None, bad_match=match, find_links=args.find_links,
+                                          bad_outcome=bug_outcome(t), bad_match=match, find_links=args.find_links,
                                           no_index=args.no_index)
-                if cmd_scan(scan, load_case(made / "case.toml", require_golden=False)) == 0:
+                if cmd_scan(scan, load_case(made / "case.toml", require_golden=False)) == 0 and \
+                        load_case(made / "case.toml", require_golden=False).history.windows:
                     break
             else:
-                print("harvest: the releases show no bug this case could hold (the table above); nothing written")
+                print("harvest: no release shows a bug this case could hold (the table above); nothing written")
                 return 1
             case = load_case(made / "case.toml", require_golden=False)
             match = case.history.bad_match

@@ -94,7 +94,9 @@ def _error_line(text: str) -> str:
         signal = _escape(f"crashed ({m.group(1)})")
         frame = re.sub(r"\(anonymous namespace\)::", "", m.group(2) or "")
         names = re.split(r"[(<\s]", frame, maxsplit=1)[0].split("::")
-        where = f"{names[-2]}::" if len(names) >= 2 else names[-1]
+        # A method: its class (CamelCase); a free function (its qualifier a lower-case
+        # namespace, as mlir::iree_compiler::limitVectorTileSizes): the function itself.
+        where = f"{names[-2]}::" if len(names) >= 2 and names[-2][:1].isupper() else names[-1]
         return f"{signal}: at .*{_escape(where)}" if where else signal
     for line in text.splitlines():
         status = _RUNTIME_STATUS.search(line)
