@@ -16,7 +16,6 @@ from pathlib import Path
 
 from .case import ISSUE_REF, SLUG, issue_url
 from .targets import DEFAULT_TARGETS, TARGETS
-from .reference import load_program, write_golden
 
 # The entry point: a func.func or a util.func (torch imports and many lit tests use the latter).
 _FUNC = re.compile(r"(?:func\.func|util\.func)\s+(?:public\s+)?@([\w$.-]+)")
@@ -149,7 +148,6 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             if class_name and class_name != "Model":
                 text += f"\n\n# The harness imports `Model`.\nModel = {class_name}\n"
             (case_dir / "model.py").write_text(text)
-            load_program(case_dir / "model.py")  # fails early, naming what is missing
             lines = ['torch = "model.py"']
             golden = True
             note = (f"`model.py` comes from {Path(module_path).name} (TODO: say which issue "
@@ -160,9 +158,15 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
         (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines, family, found_by, tolerance,
                                                       tolerance_reason, targets, flags))
         (case_dir / "README.md").write_text(readme(slug, title, issues, note, golden))
-        if golden:
+        if golden:  # the program runs in the sandbox, as it will in the suite
+            from .item import settings_with
+            from .stages import write_golden_sandboxed
+            from .toolchain import resolve
+
             program = case_dir / ("model.py" if from_torch else "reference.py")
-            write_golden(program, case_dir)
+            made = write_golden_sandboxed(program, case_dir, settings_with(resolve()))
+            if not made.ok:
+                raise ScaffoldError(f"{program.name} could not make the golden: {made.detail}")
     except Exception:
         shutil.rmtree(case_dir, ignore_errors=True)
         raise

@@ -157,6 +157,16 @@ def run_torch_job(stage: str, args: list, settings: Settings, writable: Path) ->
     return stage_from_process(stage, proc, display(argv))
 
 
+def write_golden_sandboxed(program: Path, case_dir: Path, settings: Settings) -> StageResult:
+    """inputs/ and expected/ of a case from its PyTorch program (`iree-regress golden`,
+    new-case): the program runs in the sandbox with only the case's folder writable."""
+    case_dir = Path(case_dir).resolve()
+    for folder in ("inputs", "expected"):
+        (case_dir / folder).mkdir(exist_ok=True)
+    return run_torch_job("reference", [Path(program).resolve(), "--golden", case_dir], settings,
+                         writable=case_dir)
+
+
 def torch_job_key(case: Case, import_mlir: bool) -> str:
     from .importers import versions  # cheap: reads package metadata only
 

@@ -272,3 +272,25 @@ def test_binds_are_as_few_as_show_the_same(tmp_path):
                                                      tmp_path / "missing"]
     (tmp_path / "some" / "x" / "in").mkdir()
     assert fewest(given) == [str(tmp_path / "all"), str(tmp_path / "some" / "x")]  # y stays unseen
+
+
+def test_iree_regress_golden_runs_the_case_program_in_the_sandbox(tmp_path, monkeypatch, capsys):
+    """`iree-regress golden` on a stranger's case: its program writes only inside the case."""
+    from harness.cli import main as cli_main
+
+    _sandbox_or_skip()
+    outside = Path("/var/tmp") / f"iree-regress-hostile-golden-{os.getpid()}.txt"
+    case = tmp_path / "cases" / "hostile-golden"
+    case.mkdir(parents=True)
+    (case / "case.toml").write_text('title = "x"\nkind = "numeric"\nissues = ["iree-org/iree#1"]\nfamily = "other"\n'
+                                    '[source]\nmlir = "model.mlir"\n[matrix]\ntargets = ["cpu"]\nopt_levels = ["O0"]\n')
+    (case / "model.mlir").write_text("func.func @main() { return }\n")
+    (case / "reference.py").write_text(f"open({str(outside)!r}, 'w').write('pwned')\n"
+                                       "import torch\ndef example_inputs():\n    return ()\n"
+                                       "def reference():\n    return torch.zeros(2)\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["golden", "hostile-golden"]) == 1
+    assert "Read-only file system" in capsys.readouterr().err and not outside.exists()
+    (case / "reference.py").write_text((case / "reference.py").read_text().split("\n", 1)[1])  # the write gone
+    assert cli_main(["golden", "hostile-golden"]) == 0
+    assert (case / "expected" / "output0.npy").is_file()

@@ -132,17 +132,28 @@ def cmd_harvest(args) -> int:
 
 
 def cmd_golden(args) -> int:
-    from ..reference import write_golden
+    """The case's PyTorch program writes its inputs/ and expected/, in the sandbox (a
+    stranger's case runs nothing here that it could not run in the suite)."""
+    from ..item import settings_with
+    from ..reference import npy_files
+    from ..stages import write_golden_sandboxed
+    from ..toolchain import resolve
 
+    settings = settings_with(resolve())
+    status = 0
     for slug in args.cases:
         case = find_case(slug, require_golden=False)
         if case.reference_program is None:
             print(f"{case.slug}: no PyTorch program (kind {case.kind}); nothing to write")
             continue
-        inputs, outputs = write_golden(case.reference_program, case.dir)
-        print(f"{case.slug}: wrote {len(inputs)} input(s), {len(outputs)} expected output(s) "
-              f"from {case.reference_program.name}")
-    return 0
+        made = write_golden_sandboxed(case.reference_program, case.dir, settings)
+        if not made.ok:
+            print(f"{case.slug}: {case.reference_program.name} could not run: {made.detail}", file=sys.stderr)
+            status = 1
+            continue
+        print(f"{case.slug}: wrote {len(npy_files(case.dir / 'inputs'))} input(s), "
+              f"{len(npy_files(case.dir / 'expected'))} expected output(s) from {case.reference_program.name}")
+    return status
 
 
 def cmd_list(args) -> int:
