@@ -9,6 +9,7 @@ than it touches, so an address-space limit kills healthy compiles).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shlex
@@ -327,24 +328,21 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
 
 # ------------------------------------------------- what a tool said as it failed
 
-# The machine's own trouble, as the C library (strerror) and LLVM's raw_ostream print it.
-# A tool that hit one of these in its own I/O says nothing about the program it was given.
-MACHINE_TROUBLE = (
-    ("ENOSPC", ("No space left on device", "Disk quota exceeded")),
-    ("EROFS", ("Read-only file system",)),
-    ("EIO", ("Input/output error",)),
-    ("EMFILE", ("Too many open files",)),
-    ("ENOMEM", ("Cannot allocate memory",)),
-)
-MACHINE_ERRNOS = {"ENOSPC", "EDQUOT", "EROFS", "EIO", "EMFILE", "ENFILE", "ENOMEM"}
+# The machine's own trouble: a tool (or the harness) that hit one of these in its own I/O
+# says nothing about the program it was given. Tools print them as the C library's
+# strerror does (LLVM's raw_ostream too). ENFILE before EMFILE: its text holds EMFILE's.
+MACHINE_ERRNOS = ("ENOSPC", "EDQUOT", "EROFS", "EIO", "ENFILE", "EMFILE", "ENOMEM")
 
 
-def machine_trouble(text: str) -> str:
-    """'ENOSPC: <the line that says it>' when `text` reports machine trouble, else ''."""
-    for name, phrases in MACHINE_TROUBLE:
-        for line in text.splitlines():
-            if any(p in line for p in phrases):
-                return f"{name}: {line.strip()[:300]}"
+def machine_trouble(text: str, not_the_machine: tuple[str, ...] = ()) -> str:
+    """'ENOSPC: <the line that says it>' when `text` reports machine trouble, else ''.
+    `not_the_machine`: conditions that are a policy where the tool ran (a sandbox's
+    read-only root refuses a write with EROFS: the program's doing)."""
+    for name in MACHINE_ERRNOS:
+        phrase = os.strerror(getattr(errno, name))
+        line = next((l for l in text.splitlines() if phrase in l), None) if name not in not_the_machine else None
+        if line is not None:
+            return f"{name}: {line.strip()[:300]}"
     return ""
 
 

@@ -58,9 +58,10 @@ def _tool_name(settings: Settings, path: Path) -> str:
     return path.name if settings.toolchain.source == "installed packages" else str(path)
 
 
-def stage_from_process(stage: str, proc: ProcessResult, shown_command: str) -> StageResult:
+def stage_from_process(stage: str, proc: ProcessResult, shown_command: str,
+                       not_the_machine: tuple[str, ...] = ()) -> StageResult:
     status = proc.status()
-    trouble = machine_trouble(proc.stderr) if status != OK else ""
+    trouble = machine_trouble(proc.stderr, not_the_machine) if status != OK else ""
     if trouble:  # the disk or the file system, not the compiler: never a verdict, never cached
         where = f" (in {Path(proc.argv[proc.argv.index('-o') + 1]).parent})" if "-o" in proc.argv[:-1] else ""
         return StageResult(stage, INFRA, f"machine trouble{where}: {trouble}", proc.stderr_tail(), shown_command,
@@ -154,15 +155,14 @@ def run_torch_job(stage: str, args: list, settings: Settings, writable: Path) ->
     sandbox = settings.sandbox or sandbox_probe()
     proc = run_bounded(sandbox.wrap(argv, [writable], cwd=repo, readable=readable),
                        settings.import_bounds, cwd=repo)
-    return stage_from_process(stage, proc, display(argv))
+    # In the sandbox the root is read-only on purpose: a write there is the case's own failure.
+    return stage_from_process(stage, proc, display(argv), ("EROFS",) if sandbox.bwrap else ())
 
 
 def write_golden_sandboxed(program: Path, case_dir: Path, settings: Settings) -> StageResult:
     """inputs/ and expected/ of a case from its PyTorch program (`iree-regress golden`,
     new-case): the program runs in the sandbox with only the case's folder writable."""
     case_dir = Path(case_dir).resolve()
-    for folder in ("inputs", "expected"):
-        (case_dir / folder).mkdir(exist_ok=True)
     return run_torch_job("reference", [Path(program).resolve(), "--golden", case_dir], settings,
                          writable=case_dir)
 

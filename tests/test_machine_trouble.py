@@ -84,6 +84,8 @@ def test_trouble_words_are_read_from_tool_output():
     assert machine_trouble("LLVM ERROR: IO failure on output stream: No space left on device").startswith("ENOSPC")
     assert machine_trouble("error: could not open 'x.o': Read-only file system").startswith("EROFS")
     assert machine_trouble("model.mlir:3:1: error: 'linalg.generic' op expected ...") == ""
+    assert machine_trouble("pipe: Too many open files in system").startswith("ENFILE")
+    assert machine_trouble("x: Read-only file system", not_the_machine=("EROFS",)) == ""
 
 
 def _bwrap_with_size() -> str | None:

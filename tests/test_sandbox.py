@@ -101,6 +101,7 @@ def test_hostile_case_code_cannot_write_outside_read_secrets_or_reach_the_networ
     assert got == [] and "network REFUSED" in log
     assert "write-tmp DONE" in log and not Path("/tmp/hostile-tmp-file").exists()  # a private /tmp
     assert not result.ok and "Read-only file system" in result.detail  # the item says why it failed
+    assert result.status == "fail"  # the case's doing, not machine trouble (the root is read-only on purpose)
 
 
 def test_without_the_sandbox_the_same_code_reaches_out(tmp_path, monkeypatch):
