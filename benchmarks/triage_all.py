@@ -44,12 +44,13 @@ def row(slug: str, item: str, folder: Path, seconds: float, timed_out: bool) -> 
                 f"none: open, no release passes ({t['bad']['version']} bad)" if t.get("bad") else "")
     size = t.get("size") or {}
     confirmed = {True: "confirmed", False: "unconfirmed", None: "not checked"}[t.get("pass_confirmed")]
+    triaged = bool(boundary and named)  # "bad" (the boundary) is written only with a start program
     return dict(
-        case=slug, item=item, status="triaged" if boundary and t.get("start") and named else "refused",
+        case=slug, item=item, status="triaged" if triaged else "refused",
         boundary=boundary, phase=t.get("phase") or "", pass_=t.get("pass") or "",
         confirmed=confirmed if t.get("pass") else "", failing_pass=t.get("failing_pass") or "",
         reduced=(f"{size['before']['ops']} -> {size['after']['ops']} ops" if size.get("after") else ""),
-        seconds=round(seconds), why="" if named and boundary else "; ".join(t.get("problems") or ["nothing named"]),
+        seconds=round(seconds), why="" if triaged else "; ".join(t.get("problems") or ["nothing named"]),
     )
 
 

@@ -304,12 +304,12 @@ def test_a_window_with_an_onset_and_a_fix_triages_the_one_asked_for():
     from harness.triage.flow import default_ends
 
     case = SimpleNamespace(history=History("fixed", (Window("3.3.0", "3.4.0", "3.2.0", "3.6.0"),)))
-    assert default_ends(case, []) == [("3.2.0", "3.3.0", "broken"), ("3.6.0", "3.4.0", "fixed")]
-    assert default_ends(case, [], "fixed") == [("3.6.0", "3.4.0", "fixed")]
-    assert default_ends(case, [], "broken") == [("3.2.0", "3.3.0", "broken")]
+    assert default_ends(case) == [("3.2.0", "3.3.0", "broken"), ("3.6.0", "3.4.0", "fixed")]
+    assert default_ends(case, "fixed") == [("3.6.0", "3.4.0", "fixed")]
+    assert default_ends(case, "broken") == [("3.2.0", "3.3.0", "broken")]
     # Another failure hides the onset (insert-slice-store, 3.4-3.8): the fix comes first.
     hidden = SimpleNamespace(history=History("fixed", (Window("3.9.0", "3.11.0", "3.3.0", "3.12.0", "3.8.0", "crash"),)))
-    assert default_ends(hidden, []) == [("3.12.0", "3.11.0", "fixed"), ("3.3.0", "3.9.0", "broken")]
+    assert default_ends(hidden) == [("3.12.0", "3.11.0", "fixed"), ("3.3.0", "3.9.0", "broken")]
 
 
 def test_a_matrix_item_of_a_wrong_numbers_or_ir_bug_is_triaged_by_its_numbers():
@@ -406,3 +406,41 @@ def test_both_header_spellings_are_read():
         ("DecomposeComplexOps", "torch-decompose-complex-ops", "func.func", ("B",)),
         ("AutoInputConversionPipelinePass", "iree-auto-input-conversion", "", ("C",)),
         ("ConvertFoo", "convert-foo", "util.func", ("D",))]
+
+
+@pytest.mark.harness
+def test_a_step_that_raises_is_said_and_triage_json_is_still_written(monkeypatch, tmp_path):
+    """A release that will not install (or any step's exception) ends the triage with the
+    problem in TRIAGE.json and ISSUE.md, never a traceback with nothing written."""
+    from types import SimpleNamespace
+
+    from harness.history.releases import ReleaseUnavailable
+    from harness.item import ItemId
+    from harness.triage import flow
+
+    def broken(*a, **k):
+        raise ReleaseUnavailable("iree-base-compiler==3.9.0: no matching distribution")
+
+    monkeypatch.setattr(flow, "when", broken)
+    case = SimpleNamespace(slug="c", title="a title", threads=())
+    bug = SimpleNamespace(description="compile-fail")
+    t = flow.triage(case, ItemId.parse("cpu-O0"), bug, tmp_path / "out", source=None)
+    data = json.loads((tmp_path / "out" / "TRIAGE.json").read_text())
+    assert data["problems"] == ["when: ReleaseUnavailable: iree-base-compiler==3.9.0: no matching distribution"]
+    assert "no matching distribution" in (tmp_path / "out" / "ISSUE.md").read_text() and t.question is None
+
+
+@pytest.mark.harness
+def test_asking_for_the_end_a_window_lacks_is_refused_plainly(monkeypatch):
+    """--fix on an open window: said so (it was triaged alone as if nothing ever passed)."""
+    from types import SimpleNamespace
+
+    from harness.case import History, Window
+    from harness.item import ItemId
+    from harness.triage import flow
+
+    monkeypatch.setattr(flow.releases, "available", lambda source=None: ["3.2.0", "3.3.0", "3.13.0"])
+    case = SimpleNamespace(slug="c", history=History("open", (Window("3.3.0", "3.13.0", "3.2.0"),)))
+    t = flow.Triage(case, ItemId.parse("cpu-O0"), SimpleNamespace(description="x"))
+    assert flow.when(t, None, None, None, "fixed") is False
+    assert t.problems[0].startswith("the window has no fix to triage")

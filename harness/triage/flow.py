@@ -51,13 +51,14 @@ class Triage:
     bug: Bug
     log: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
-    direction: str = "broken"  # broken: good is older; fixed: good is newer
+    direction: str = "broken"  # broken: good is older; fixed: good is newer; alone: no good release
     bisect: BisectResult | None = None
     bad: Toolchain | None = None
     good: Toolchain | None = None
     question: Question | None = None
     start: Path | None = None  # the program the reduction started from
     start_note: str = ""
+    start_is_torch: bool = False  # the torch-dialect import, which iree-reduce cannot read
     start_check: str = ""
     reduced: Path | None = None
     reduction: str = ""
@@ -99,7 +100,7 @@ INPUT_DUMP = "`--compile-to=input` output of the case"
 TORCH_IMPORT = "torch-dialect import (before IREE's input phase)"
 
 
-def default_ends(case: Case, available: list[str], which: str | None = None) -> list[tuple[str, str, str]]:
+def default_ends(case: Case, which: str | None = None) -> list[tuple[str, str, str]]:
     """(good, bad, direction) to try, from the case's newest window: the onset first
     (last good .. first bad), then the fix (first good back to last bad); `which`
     ("broken" / "fixed") asks for one of them only. The ends are the window's own
@@ -123,7 +124,11 @@ def when(t: Triage, source, good: str | None, bad: str | None, which: str | None
     if good and bad:
         tries = [(good, bad, "fixed" if available.index(good) > available.index(bad) else "broken")]
     else:
-        tries = default_ends(t.case, available, which)
+        tries = default_ends(t.case, which)
+        if not tries and default_ends(t.case):  # asked for the end the window does not have
+            t.problems.append(f"the window has no {'fix' if which == 'fixed' else 'measured onset'} to triage: "
+                              f"{t.case.history.describe()}")
+            return False
         if len(tries) == 2:
             t.say(f"when: the window has an onset and a fix; the {'onset' if tries[0][2] == 'broken' else 'fix'} "
                   "is triaged first (--fix for the fix, --onset for the onset only)")
@@ -191,13 +196,14 @@ def _alone(t: Triage, source, bad: str, why: str) -> bool:
     release alone (a reduced program that fails the same way, and the failing pass); wrong
     numbers and IR checks need a release that is right to compare with."""
     if t.item.is_ir or t.bug.needs_device():
-        t.problems.append(f"{why}; wrong numbers or a failing IR check need a release that is right to compare "
-                          "with: give --good and --bad")
+        t.problems.append(f"{why}; on one release alone only a compiler failure is triaged (this bug shows "
+                          "at run time or in an IR check): give --good and --bad")
         return False
     t.say(f"when: {why}: triaged on IREE {bad} alone (no boundary; a reduced program and the failing pass)")
     t.bad, t.good = releases.ensure(bad, source, t.say), None
     t.bug = t.bug.at(t.bad.release)
     t.bisect = BisectResult([bad], [], bad, None)
+    t.direction = "alone"
     return True
 
 
@@ -294,6 +300,7 @@ def choose_start(t: Triage, starts: list[tuple[Path, str]]) -> bool:
         t.say(f"reduce: start from {note}: {'shows the bug' if yes else 'no'} ({why[:160]})")
         if yes:
             t.question, t.start, t.start_note, t.start_check = q, path, note, why
+            t.start_is_torch = "!torch." in path.read_text()
             return True
         whys.append(f"{note}: {why[:200]}")
     t.problems.append("no program shows the bug on the bad release and not on the good one; "
@@ -310,7 +317,7 @@ def reduce_program(t: Triage, work: Path) -> None:
     script.write_text(f'#!/bin/sh\nPYTHONPATH="{REPO}" exec "{sys.executable}" -m harness.triage.oracle '
                       f'"{question}" "$1"\n')
     script.chmod(0o755)
-    if TORCH_IMPORT in t.start_note:  # iree-reduce crashes on the torch dialect
+    if t.start_is_torch:  # iree-reduce crashes on the torch dialect
         t.say("reduce: iree-reduce reads no torch dialect: operand forwarding is the reduction")
         _recheck(t, work)
         return
@@ -334,9 +341,11 @@ def _recheck(t: Triage, work: Path) -> None:
     """The reduced program asked of the oracle once more, without locations if it can."""
     plain = work / "reduced-plain.mlir"
     plain.write_text(forward.without_locations(t.reduced.read_text()))
-    if plain.read_text() != t.reduced.read_text() and interesting(t.question, plain)[0]:
-        t.reduced = plain  # locations name this machine's files; keep them only if the bug needs them
-    t.reduced_check = interesting(t.question, t.reduced)
+    plain_check = interesting(t.question, plain) if plain.read_text() != t.reduced.read_text() else None
+    if plain_check and plain_check[0]:
+        t.reduced, t.reduced_check = plain, plain_check  # locations name this machine's files: dropped
+    else:  # kept only because the bug needs them
+        t.reduced_check = interesting(t.question, t.reduced)
     t.say(f"reduce: the reduced program {'shows' if t.reduced_check[0] else 'does NOT show'} the bug "
           f"on {t.bad.compiler_version}" + (f" and not on {t.good.compiler_version}" if t.good else "")
           + f": {t.reduced_check[1][:200]}")
@@ -548,19 +557,23 @@ def triage(case: Case, item: ItemId, bug: Bug, out: Path, source, good: str | No
     work = out / "work"
     work.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    with _timed(t, "when"):
-        found = when(t, source, good, bad, which)
-    if found:
-        with _timed(t, "question"):
-            starts = frame_question(t, work)
-            ok = choose_start(t, starts)
-        if ok and reduce:
-            with _timed(t, "reduce"):
-                reduce_program(t, work)
-        if ok:
-            with _timed(t, "where"):
-                where(t, work)
+    steps = [("when", lambda: when(t, source, good, bad, which)),
+             ("question", lambda: choose_start(t, frame_question(t, work))),
+             ("reduce", lambda: reduce_program(t, work) if reduce else None),
+             ("where", lambda: where(t, work))]
+    for name, step in steps:
+        try:  # a step that cannot go on (a release that will not install) is said, never lost
+            with _timed(t, name):
+                if step() is False:
+                    break
+        except Exception as e:
+            t.problems.append(f"{name}: {type(e).__name__}: {e}")
+            break
     t.seconds["total"] = round(time.monotonic() - start, 1)
-    write_issue(t, out)
+    try:
+        write_issue(t, out)
+    except Exception as e:  # what was measured still lands in TRIAGE.json
+        t.problems.append(f"issue: {type(e).__name__}: {e}")
+        write_issue(t, out, measured_only=True)
     shutil.rmtree(work / "cache", ignore_errors=True)  # candidates' compiles: not evidence
     return t

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 import shutil
 from pathlib import Path
 
@@ -29,8 +28,8 @@ from ..cache import cache_root
 from ..bundle.write import case_steps, lay_out, reference_name
 from ..outcomes import PASS_OUTCOME, plain_words
 from ..reference import npy_files
+from ..item import settings_with
 from ..stages import compile_stage, import_stage
-from ..toolchain import release_of
 from .oracle import observe
 from .program import size, write_inputs
 
@@ -106,13 +105,10 @@ def _golden_steps(t) -> str:
     releases = _releases(t)
     texts = {}
     for r, side in zip(releases, (q.bad, q.good)):
-        if case.torch_model is None:
-            texts[r.version] = case.mlir_for(release_of(side.toolchain.compiler_version)).read_text()
-        else:
-            _, mlir = import_stage(case, q.settings(side))
-            if mlir is None:
-                return ""
-            texts[r.version] = mlir.read_text()
+        _, mlir = import_stage(case, settings_with(side.toolchain))  # the run's own cache: imported once
+        if mlir is None:
+            return ""
+        texts[r.version] = mlir.read_text()
     return case_steps(case, texts, releases, targets.BY_NAME[t.item.target].driver,
                       [np.load(p) for p in npy_files(case.expected_dir)])
 
@@ -131,7 +127,7 @@ def _summary(t, bad_v: str, good_v: str | None) -> str:
             "outcome": f"fails ({_the_bug(t)}) where",
             "ir": "fails its IR check where"}[q.mode]
     parts = [f"On IREE {bad_v}, `{t.case.slug}::{t.item.name}` {what} IREE {good_v} "
-             f"({'passes' if q.good_outcome == 'pass' else 'gives ' + q.good_outcome})."]
+             f"({'passes' if q.good_outcome == PASS_OUTCOME else 'gives ' + q.good_outcome})."]
     b = t.bisect
     parts.append(f"Bisect over {len(b.versions)} releases ({len(b.probes)} probes): "
                  + (f"first fixed {b.last_good}, last broken {b.first_bad}." if t.direction == "fixed"
@@ -150,10 +146,11 @@ def _summary(t, bad_v: str, good_v: str | None) -> str:
     return " ".join(parts)
 
 
-def write_issue(t, out: Path) -> None:
+def write_issue(t, out: Path, measured_only: bool = False) -> None:
+    """measured_only: the log and problems alone (writing the whole issue failed)."""
     data = {"case": t.case.slug, "item": t.item.name, "bug": t.bug.description,
             "direction": t.direction, "seconds": t.seconds, "problems": t.problems, "log": t.log}
-    if t.bisect is None or t.question is None or t.start is None:
+    if measured_only or t.bisect is None or t.question is None or t.start is None:
         (out / "TRIAGE.json").write_text(json.dumps(data, indent=1))
         (out / "ISSUE.md").write_text(f"# {t.case.title}: not triaged\n\n"
                                       + "\n".join(f"- {p}" for p in t.problems) + "\n")
