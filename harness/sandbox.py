@@ -88,7 +88,7 @@ class Sandbox:
         argv = [str(a) for a in argv]
         if not self.bwrap:
             return argv
-        outer = [self.bwrap, "--die-with-parent", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+        outer = [self.bwrap, "--die-with-parent", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid",
                  "--ro-bind", "/", "/", *(["--dev-bind", "/dev", "/dev"] if devices else ["--dev", "/dev"]),
                  "--proc", "/proc", "--tmpfs", "/tmp"]
         home = Path.home()
@@ -98,8 +98,10 @@ class Sandbox:
                 outer += ["--tmpfs", str(path)]
             elif path.exists():
                 outer += ["--ro-bind", "/dev/null", str(path)]
+        # The root is readable already: only what lies under the private /tmp is bound again.
         program = [Path(argv[0]).parent] if Path(argv[0]).is_absolute() else []  # what runs must be seen
-        for real in fewest([*readable, *program, *([cwd] if cwd else []), *_interpreter_paths()]):
+        for real in fewest(p for p in [*readable, *program, *([cwd] if cwd else []), *_interpreter_paths()]
+                           if _under_tmp(p)):
             outer += ["--ro-bind", real, real]
         for folder in writable:
             real = str(Path(folder).resolve())
@@ -127,22 +129,40 @@ class SandboxShell:
         self.scratch = Path(tempfile.mkdtemp(prefix="iree-regress-sandbox-"))
         argv = sandbox.wrap(["/bin/sh", "-c", self.SCRIPT], [self.scratch], readable=readable, devices=devices,
                             env=env)
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        if self._send("true") != 0:  # the sandbox could not be made: said before any bundle runs
+            why = self.proc.stderr.read().strip().splitlines()
+            self.close()
+            raise OSError(f"the sandbox did not start: {why[-1] if why else 'its shell ended'}")
+
+    def _send(self, line: str) -> int | None:
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            return None
+        said = self.proc.stdout.readline()
+        return int(said) if said.strip().lstrip("-").isdigit() else None
 
     def folder(self) -> Path:
         """A fresh folder the next command may write into."""
         return Path(tempfile.mkdtemp(dir=self.scratch))
 
-    def run(self, argv: list, out: Path) -> tuple[int, str]:
-        """(return code, stderr) of argv run in the sandbox; a signal's death as -signal."""
+    def run(self, argv: list, out: Path, timeout_s: float) -> tuple[int, str]:
+        """(return code, stderr) of argv run in the sandbox, killed after `timeout_s`
+        (TIMED_OUT); a signal's death as -signal. No argument may hold a newline: one line
+        is one command."""
+        words = [str(a) for a in argv]
+        if any("\n" in w for w in words):
+            raise ValueError("a command word holds a newline")
         err = out / ".stderr"
-        self.proc.stdin.write(f"{shlex.join(map(str, argv))} >/dev/null 2>{shlex.quote(str(err))}\n")
-        self.proc.stdin.flush()
-        said = self.proc.stdout.readline()
-        if not said:
-            raise RuntimeError(f"the sandbox's shell ended (exit {self.proc.wait()})")
-        code = int(said)
-        return (128 - code if code > 128 else code), err.read_text(errors="replace") if err.exists() else ""
+        code = self._send(f"timeout -k 5 {timeout_s:g} {shlex.join(words)} </dev/null >/dev/null "
+                          f"2>{shlex.quote(str(err))}")
+        if code is None:
+            raise OSError(f"the sandbox's shell ended (exit {self.proc.wait()})")
+        return (128 - code if code > 128 else code), \
+            err.read_text(errors="replace") if err.exists() else ""
 
     def close(self) -> None:
         self.proc.stdin.close()
@@ -175,10 +195,13 @@ def fewest(paths: list) -> list[str]:
 
 
 def _interpreter_paths() -> list[str]:
-    """Where Python, its packages and the tools on PATH live, when that is under /tmp (a
-    venv made there)."""
-    paths = [sys.prefix, sys.base_prefix, sys.executable, *sys.path, *os.environ.get("PATH", "").split(os.pathsep)]
-    return [p for p in paths if p and Path(p).resolve().is_relative_to("/tmp")]
+    """Where Python, its packages and the tools on PATH live (bound again when under /tmp:
+    a venv made there)."""
+    return [sys.prefix, sys.base_prefix, sys.executable, *sys.path, *os.environ.get("PATH", "").split(os.pathsep)]
+
+
+def _under_tmp(path) -> bool:
+    return bool(path) and Path(path).resolve().is_relative_to("/tmp")
 
 
 @lru_cache(maxsize=None)

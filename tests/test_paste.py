@@ -135,3 +135,18 @@ def test_nan_where_nan_is_expected_and_equal_infinities_are_no_difference(tmp_pa
     text = steps("", [PastedRelease("3.5.0", (), "")], "main", "local-task", [values], [values], 0, 0)
     out = subprocess.run(["bash", "-c", text], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert "IREE 3.5.0: output 0: 0/4 elements differ" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.harness
+def test_steps_pasted_again_never_run_an_earlier_module(tmp_path):
+    """Pasted twice into one folder, the second time with a program that does not compile:
+    the module the first paste left is not run (nor its outputs compared)."""
+    _venv(tmp_path, "3.5.0", offset=0.0)
+    values = [np.array([1.0, 2.0], np.float32)]
+    release = [PastedRelease("3.5.0", (), "")]
+    first = subprocess.run(["bash", "-c", steps("// fine", release, "main", "local-task", values, values, 0, 0)],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert "IREE 3.5.0: output 0: 0/2 elements differ" in first.stdout, first.stdout + first.stderr
+    second = subprocess.run(["bash", "-c", steps("// BUG", release, "main", "local-task", values, values, 0, 0)],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert "iree-compile failed" in second.stdout and "elements differ" not in second.stdout, second.stdout

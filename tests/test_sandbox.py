@@ -195,7 +195,7 @@ def _bundle(root: Path, **meta) -> Path:
     np.save(bundle / "inputs" / "input0.npy", np.arange(4, dtype=np.float32))
     np.save(bundle / "expected" / "output0.npy", np.arange(4, dtype=np.float32))
     (bundle / "module.vmfb").write_bytes(b"PK\x03\x04module")
-    fields = {"case": "x", "item": "cpu-O0", "driver": "local-task", "function": "main", "outcome": "pass",
+    fields = {"case": "x", "item": "cpu-O0", "target": "cpu", "opt_level": "O0", "driver": "local-task", "function": "main", "outcome": "pass",
               "atol": 0, "rtol": 0, "output_rules": [], **meta}
     (bundle / "bundle.json").write_text(json.dumps({k: v for k, v in fields.items() if v is not None}))
     return bundle
@@ -295,3 +295,55 @@ def test_iree_regress_golden_runs_the_case_program_in_the_sandbox(tmp_path, monk
     (case / "reference.py").write_text((case / "reference.py").read_text().split("\n", 1)[1])  # the write gone
     assert cli_main(["golden", "hostile-golden"]) == 0
     assert (case / "expected" / "output0.npy").is_file()
+
+
+SLEEPY_RUN_MODULE = """#!{python}
+import time
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("trust", [True, False])
+def test_a_module_that_hangs_is_a_timeout_in_or_out_of_the_sandbox(tmp_path, monkeypatch, capsys, trust):
+    from harness.bundle import run
+    from harness.cli import main as cli_main
+
+    if not trust:
+        _sandbox_or_skip()
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "iree-run-module").write_text(SLEEPY_RUN_MODULE.format(python=sys.executable))
+    (tools / "iree-run-module").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    monkeypatch.setattr(run, "RUN_TIMEOUT_S", 1)
+    bundle = _bundle(tmp_path)
+    assert cli_main(["run-bundle", str(bundle), *(["--trust"] if trust else [])]) == 1
+    assert "run-timeout (killed after 1 s" in capsys.readouterr().out
+
+
+def test_a_file_a_bundle_does_not_hold_is_refused(tmp_path):
+    """A name lay_out never writes (here one holding a newline, which a shell would split)."""
+    bundle = _bundle(tmp_path)
+    (bundle / "inputs" / "input0.npy").rename(bundle / "inputs" / "input1\nrm -rf x.npy")
+    done = _run_bundle(bundle, "--trust")
+    assert done.returncode == 2 and "not a file a bundle holds" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_bundle_results_never_lose_a_bundle_or_pass_one_that_ran_nothing(tmp_path, monkeypatch):
+    """--results: a bundle refused after the up-front check is a harness-error line; one
+    with no module (its compile failed where it was made) is a skip, never a pass."""
+    from harness.bundle.results import bundle_record
+    from helpers import compile_case
+
+    monkeypatch.chdir(tmp_path)
+    compile_case(tmp_path / "cases", "x")
+    no_module = _bundle(tmp_path, outcome="compile-fail")
+    (no_module / "module.vmfb").unlink()
+    record, _ = bundle_record(no_module)
+    assert (record.outcome, record.verdict) == ("skip", "SKIP"), record
+    linked = _bundle(tmp_path / "other")
+    secret = tmp_path / "secret.npy"
+    (linked / "inputs" / "input0.npy").rename(secret)
+    (linked / "inputs" / "input0.npy").symlink_to(secret)
+    record, _ = bundle_record(linked)
+    assert record.outcome == "harness-error" and "a symlink" in record.message

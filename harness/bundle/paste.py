@@ -76,7 +76,8 @@ def steps(program: str | dict[str, str], releases: list[PastedRelease], function
     texts = program if isinstance(program, dict) else {r.version: program for r in releases}
     one = len(set(texts.values())) == 1
     source = {r.version: "input.mlir" if one else f"input-{r.version}.mlir" for r in releases}
-    out = ["set -u", "# Each release's compiler and runtime together, in a venv of its own:"]
+    out = ["set -u", "rm -f module-*.vmfb output-*.npy  # a step that fails must not find an earlier run's files",
+           "# Each release's compiler and runtime together, in a venv of its own:"]
     out += [_venv_line(r, "iree-compile", f"iree-base-runtime=={r.version} numpy") for r in releases]
     written = set()
     for r in releases:

@@ -14,19 +14,23 @@ from pathlib import Path
 
 from ..case import CaseError
 from ..refs import resolve_case
-from ..outcomes import ERROR, HARNESS_ERROR, OK
+from ..outcomes import ERROR, HARNESS_ERROR, OK, SKIPPED
 from ..record import ItemRecord, stages_of_bundle_run
 from ..results import ResultsWriter, new_run_id
 from ..runner import ItemResult, expectation_for, verdict
 from ..stages import StageResult
 from ..toolchain import release_of
-from .run import execute
+from .run import BundleError, execute
 
 
 def bundle_record(bundle: Path, device: str | None = None, runner=None) -> tuple[ItemRecord, str]:
     """The item's record from running its bundle here (its module in `runner`: run.execute),
     and the device it ran on."""
-    found = execute(bundle, device, runner)
+    try:
+        found = execute(bundle, device, runner)
+    except BundleError as e:  # refused after the up-front check: still a line, never lost
+        return ItemRecord(case=bundle.name, item="(bundle)", outcome=HARNESS_ERROR, verdict=ERROR,
+                          message=f"malformed bundle: {e}"), ""
     meta = found["meta"]
     try:
         case = resolve_case(meta["case"])
@@ -35,7 +39,9 @@ def bundle_record(bundle: Path, device: str | None = None, runner=None) -> tuple
                           message=f"bundle of a case this checkout lacks: {e}"), found["device"]
     compiler = meta.get("environment", {}).get("compiler_version", "")
     result = ItemResult(case, meta["item"], meta["target"], meta["opt_level"], None, compiler)
-    result.stages.append(StageResult("compile", OK, f"compiled where the bundle was made ({bundle.name})"))
+    # A bundle without a module ran nothing here: its compile is not this machine's to judge.
+    result.stages.append(StageResult("compile", OK, f"compiled where the bundle was made ({bundle.name})")
+                         if found["module"] else StageResult("compile", SKIPPED, found["detail"]))
     result.stages += stages_of_bundle_run(found)
     v = verdict(result, expectation_for(result, release_of(compiler)))
     return result.record(v, nodeid=f"bundle:{bundle}"), found["device"]

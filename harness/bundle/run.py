@@ -18,8 +18,9 @@ file alone has no sandbox: it runs a module only when told --trust.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
-import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,7 +65,7 @@ class BundleError(ValueError):
 
 
 # bundle.json's fields: the type each must have (output_rules: a list of rule tables).
-FIELDS = {"case": str, "item": str, "driver": str, "function": str, "outcome": str,
+FIELDS = {"case": str, "item": str, "target": str, "opt_level": str, "driver": str, "function": str, "outcome": str,
           "atol": (int, float), "rtol": (int, float), "output_rules": list}
 DRIVERS = ("local-task", "vulkan", "hip", "cuda")
 
@@ -105,12 +106,35 @@ def inside(bundle: Path, path: Path) -> Path:
     return path
 
 
+@functools.lru_cache(maxsize=None)  # once per driver, not once per bundle (a GPU runtime starts)
+def _arrays(bundle: Path, folder: str, name: re.Pattern) -> list[Path]:
+    """A bundle folder's arrays in order, each a regular file of the name lay_out writes."""
+    if (bundle / folder).is_symlink():
+        raise BundleError(f"{bundle / folder}: a symlink; a bundle's files must be its own")
+    paths = sorted((bundle / folder).glob("*"), key=lambda p: (len(p.stem), p.stem)) if (bundle / folder).is_dir() else []
+    for p in paths:
+        if not name.fullmatch(p.name):
+            raise BundleError(f"{p}: not a file a bundle holds ({name.pattern})")
+        inside(bundle, p)
+    return paths
+
+
 def first_device(run_module: str, driver: str) -> str | None:
     if driver == "local-task":
         return driver
-    out = subprocess.run([run_module, f"--list_devices={driver}"], capture_output=True, text=True)
+    try:
+        out = subprocess.run([run_module, f"--list_devices={driver}"], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
     devices = [l.strip() for l in out.stdout.splitlines() if l.strip().startswith(f"{driver}://")]
     return devices[0] if devices else None
+
+
+# One module's run is bounded: a hang is a recorded timeout, never a run-bundle that waits forever.
+RUN_TIMEOUT_S = 600
+TIMED_OUT_CODE = 124  # what coreutils' `timeout` exits with (sandbox.SandboxShell), and LocalRunner too
+# The names lay_out writes: anything else in a bundle is refused (a name is never read as shell).
+_INPUT_NAME, _OUTPUT_NAME = re.compile(r"input\d+\.npy"), re.compile(r"output\d+\.npy")
 
 
 class LocalRunner:
@@ -120,8 +144,11 @@ class LocalRunner:
     def folder(self) -> Path:
         return Path(tempfile.mkdtemp(prefix="run-bundle-"))
 
-    def run(self, argv: list, out: Path) -> tuple[int, str]:
-        proc = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ))
+    def run(self, argv: list, out: Path, timeout_s: float) -> tuple[int, str]:
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return TIMED_OUT_CODE, f"killed after {timeout_s:.0f} s"
         return proc.returncode, proc.stderr
 
 
@@ -133,10 +160,10 @@ def execute(bundle: Path, device: str | None = None, runner=None) -> dict:
     runner = runner or LocalRunner()
     bundle = Path(bundle)
     meta = read_meta(bundle)
-    found = {"meta": meta, "device": device or "", "stage": "run", "log": "", "seconds": 0.0}
+    found = {"meta": meta, "device": device or "", "stage": "run", "log": "", "seconds": 0.0, "module": True}
     inside(bundle, bundle / "module.vmfb")
-    if not (bundle / "module.vmfb").is_file():
-        return {**found, "status": "skip",
+    if not (bundle / "module.vmfb").is_file():  # nothing ran here: not a pass (results.py)
+        return {**found, "status": "skip", "module": False,
                 "detail": f"the bundle has no module.vmfb (compile outcome: {meta['outcome']}); "
                           "run.sh reproduces the compile"}
     run_module = find_run_module()
@@ -144,12 +171,7 @@ def execute(bundle: Path, device: str | None = None, runner=None) -> dict:
     if device is None:
         return {**found, "status": "skip", "detail": f"no {meta['driver']} device on this machine"}
     found["device"] = device
-    inputs = [inside(bundle, p) for p in sorted((bundle / "inputs").glob("*.npy"), key=lambda p: (len(p.stem), p.stem))]
-    expected = [inside(bundle, p)
-                for p in sorted((bundle / "expected").glob("*.npy"), key=lambda p: (len(p.stem), p.stem))]
-    for folder in ("inputs", "expected"):
-        if (bundle / folder).is_symlink():
-            raise BundleError(f"{bundle / folder}: a symlink; a bundle's files must be its own")
+    inputs, expected = _arrays(bundle, "inputs", _INPUT_NAME), _arrays(bundle, "expected", _OUTPUT_NAME)
     out = runner.folder()
     try:
         outs = [out / f"out{i}.npy" for i in range(len(expected))]
@@ -158,18 +180,27 @@ def execute(bundle: Path, device: str | None = None, runner=None) -> dict:
                 *[f"--output=@{p}" for p in outs]]
         found["command"] = " ".join(argv)
         start = time.monotonic()
-        returncode, stderr = runner.run(argv, out)
+        returncode, stderr = runner.run(argv, out, RUN_TIMEOUT_S)
         found["seconds"] = time.monotonic() - start
+        if returncode == TIMED_OUT_CODE:
+            return {**found, "status": "timeout", "log": stderr[-3000:],
+                    "detail": f"killed after {RUN_TIMEOUT_S} s on {device} (time bound)"}
         if returncode != 0:
             crashed = returncode < 0
             return {**found, "status": "crash" if crashed else "fail", "log": stderr[-3000:],
                     "detail": f"{'crashed' if crashed else 'exit code'} {abs(returncode)} on {device}"}
-        actual = [np.load(p) for p in outs]
+        try:
+            actual = [np.load(p) for p in outs]
+        except (OSError, ValueError) as e:  # the module said ok and wrote no readable output
+            return {**found, "status": "garbage", "detail": f"unreadable output on {device}: {e}"}
     finally:
         shutil.rmtree(out, ignore_errors=True)
-    rules = tuple(SimpleNamespace(**r) for r in meta.get("output_rules", []))
-    comparison = compare_outputs(actual, [np.load(p) for p in expected], [np.load(p) for p in inputs],
-                                 meta["atol"], meta["rtol"], rules, "expected")
+    try:
+        rules = tuple(SimpleNamespace(**r) for r in meta["output_rules"])
+        comparison = compare_outputs(actual, [np.load(p) for p in expected], [np.load(p) for p in inputs],
+                                     meta["atol"], meta["rtol"], rules, "expected")
+    except (OSError, ValueError, AttributeError, TypeError) as e:  # bundle.json's rules or arrays
+        raise BundleError(f"{bundle}: its expected/ or output_rules cannot be compared ({e})") from None
     return {**found, "stage": "compare", "status": "ok" if comparison.ok else "fail",
             "detail": comparison.summary()}
 

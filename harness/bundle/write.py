@@ -206,7 +206,7 @@ def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
             "opt_level": result.opt_level, "atol": case.atol, "rtol": case.rtol,
             "output_rules": [r.__dict__ for r in case.output_rules], "outcome": result.outcome,
             "issues": list(case.threads), "environment": env}
-    steps = lay_out(out, mlir, vmfb, npy_files(case.inputs_dir),
+    lay_out(out, mlir, vmfb, npy_files(case.inputs_dir),
                     npy_files(case.expected_dir) if case.kind == "numeric" else [],
                     flags, driver, case.function, meta,
                     f"{case.slug}::{result.name}: {result.outcome} with IREE {result.compiler}")
@@ -216,9 +216,8 @@ def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
 
 
 def lay_out(out: Path, mlir: Path, vmfb: Path | None, inputs: list[Path], expected: list[Path],
-            flags: list[str], driver: str, function: str, meta: dict, header: str) -> str:
-    """Write a bundle's files but ISSUE.md into `out`; returns the steps that reproduce it,
-    as pasted in that folder."""
+            flags: list[str], driver: str, function: str, meta: dict, header: str) -> None:
+    """Write a bundle's files but ISSUE.md into `out` (run.sh says the steps)."""
     (out / "inputs").mkdir(parents=True, exist_ok=True)
     (out / "expected").mkdir(exist_ok=True)
     shutil.copy(mlir, out / "input.mlir")
@@ -235,8 +234,3 @@ def lay_out(out: Path, mlir: Path, vmfb: Path | None, inputs: list[Path], expect
     shutil.copy(HERE.parent / "compare.py", out / "compare.py")
     meta = {**meta, "flags": flags, "driver": driver, "function": function}
     (out / "bundle.json").write_text(json.dumps(meta, indent=1))
-    steps = shlex.join(["iree-compile", *compile_args])
-    if run_args:
-        steps += "\nmkdir -p outputs\n" + shlex.join(["iree-run-module", *run_args])
-        steps += "\npython3 run_bundle.py . --trust   # compares outputs/ with expected/ (numpy only)"
-    return steps

@@ -63,8 +63,8 @@ def cmd_repro(args) -> int:
 
 def cmd_run_bundle(args) -> int:
     """A bundle's module is native code from wherever the bundle came from: the modules
-    run in one sandbox (sandbox.SandboxShell: the GPU's device nodes bound in, only the
-    bundles readable, a scratch folder writable), or here with --trust."""
+    run in one sandbox (sandbox.SandboxShell: a read-only root, the GPU's device nodes
+    bound in, no network, only a scratch folder writable), or here with --trust."""
     import contextlib
     import sys
 
@@ -84,8 +84,13 @@ def cmd_run_bundle(args) -> int:
               "would run with your rights, network and environment: pass --trust for bundles you trust",
               file=sys.stderr)
         return 2
-    with (contextlib.nullcontext() if args.trust else
-          SandboxShell(sandbox, [b.resolve() for b in bundles], devices=True, env=tool_env())) as runner:
+    try:
+        shell = None if args.trust else SandboxShell(sandbox, [b.resolve() for b in bundles], devices=True,
+                                                     env=tool_env())
+    except OSError as e:
+        print(f"run-bundle: {e}; pass --trust for bundles you trust", file=sys.stderr)
+        return 2
+    with shell or contextlib.nullcontext() as runner:
         if args.results:
             from ..bundle.results import write_bundle_results
 
