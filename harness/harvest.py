@@ -26,6 +26,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from .case import ISSUE_REF
+from .targets import target_of_flags
 
 _FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
 _PROGRAM = re.compile(r"^\s*(func\.func|util\.func|module\b|builtin\.module|hal\.executable)", re.M)
@@ -36,12 +37,10 @@ _ERROR = re.compile(r"(?:^|:\s)error:\s*(.+)$", re.M)
 # A thread that reports the compiler dying, not diagnosing.
 _CRASH = re.compile(r"\bcrash|Stack dump|Assertion .* failed|Segmentation fault|SIG(?:SEGV|FPE|ABRT|BUS)", re.I)
 # Flags that are about where output goes or what is printed, not about the bug.
-_DROPPED = ("-o", "--output", "--mlir-print", "--mlir-elide", "--dump", "--iree-hal-dump",
+_DROPPED = ("--output", "--mlir-print", "--mlir-elide", "--dump", "--iree-hal-dump",
             "--mlir-pass-pipeline-crash-reproducer", "--iree-llvmcpu-target-cpu", "--mlir-disable-threading",
             "--iree-hal-target-backends", "--iree-hal-target-device", "--iree-hal-local-target-device-backends",
             "--compile-to", "--output-format", "--iree-vm-bytecode-module-output-format")
-_TARGETS = {"llvm-cpu": "cpu", "local": "cpu", "vulkan-spirv": "vulkan", "vulkan": "vulkan", "rocm": "hip",
-            "hip": "hip", "cuda": "cuda"}
 
 
 class HarvestError(ValueError):
@@ -101,30 +100,12 @@ def _argv(line: str) -> list[str]:
 
 
 def target_and_flags(command: list[str]) -> tuple[str, list[str], str]:
-    """(target row, the flags that are about the bug, what was guessed) from a command."""
-    target, guessed = "", ""
-    kept = []
-    skip_next = False
-    for i, arg in enumerate(command[1:], 1):
-        if skip_next:
-            skip_next = False
-            continue
-        name, _, value = arg.partition("=")
-        if name in ("--iree-hal-target-backends", "--iree-hal-local-target-device-backends",
-                    "--iree-hal-target-device") and value:
-            target = target or _TARGETS.get(value.split(",")[0], "")
-            continue
-        if arg == "-o":
-            skip_next = True
-            continue
-        if not arg.startswith("-"):
-            continue  # the input file, or a stray word
-        if name.startswith(_DROPPED) or name == "-":
-            continue
-        kept.append(arg)
-    if not target:
-        target, guessed = "cpu", "no target the harness runs is named: cpu"
-    return target, kept, guessed
+    """(target row, the flags that are about the bug, what was guessed) from a command:
+    the target as an [[ir]] check's flags name it (targets.target_of_flags)."""
+    words = command[1:]
+    target = target_of_flags(words)
+    kept = [w for w in words if w.startswith("--") and not w.split("=", 1)[0].startswith(_DROPPED)]
+    return target or "cpu", kept, "" if target else "no target the harness runs is named: cpu"
 
 
 def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:

@@ -9,12 +9,12 @@ expectations are for the author to write.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from pathlib import Path
 
 from .case import ISSUE_REF, SLUG, issue_url
+from .history.casefile import toml_value
 from .targets import DEFAULT_TARGETS, TARGETS
 
 # The entry point: a func.func or a util.func (torch imports and many lit tests use the latter).
@@ -52,33 +52,29 @@ def targets_named(text: str) -> list[str]:
     return [t for t in DEFAULT_TARGETS if t in named]
 
 
-def _toml_list(values) -> str:
-    return "[" + ", ".join(f'"{v}"' for v in values) + "]"
-
-
 def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str], family: str = "other",
               found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5), tolerance_reason: str = "",
               targets: list[str] = DEFAULT_TARGETS, flags: list[str] = ()) -> str:
     return "\n".join([
-        f"title = {json.dumps(title)}",
-        f'kind = "{kind}"',
-        f"issues = {_toml_list(issues)}",
-        *([f'found_by = "{found_by}"'] if found_by else []),
-        f'family = "{family}"',
+        f"title = {toml_value(title)}",
+        f"kind = {toml_value(kind)}",
+        f"issues = {toml_value(list(issues))}",
+        *([f"found_by = {toml_value(found_by)}"] if found_by else []),
+        f"family = {toml_value(family)}",
         "# prs = [\"iree-org/iree#...\"]",
         "",
         "[source]",
         *source_lines,
         "",
         "[matrix]",
-        f"targets = {_toml_list(targets)}",
+        f"targets = {toml_value(list(targets))}",
         'opt_levels = ["O0", "O1", "O2", "O3"]',
-        f"flags = {json.dumps(list(flags))}  # the issue's own iree-compile flags",
+        f"flags = {toml_value(list(flags))}  # the issue's own iree-compile flags",
         "",
         "[compare]",
         f"atol = {tolerance[0]:g}",
         f"rtol = {tolerance[1]:g}",
-        *([f"tolerance_reason = {json.dumps(tolerance_reason)}"] if tolerance_reason else []),
+        *([f"tolerance_reason = {toml_value(tolerance_reason)}"] if tolerance_reason else []),
         "",
         "# Known failures, e.g. for a bug still open on the newest release:",
         "# [[expect]]",

@@ -39,6 +39,12 @@ def test_a_program_only_attached_is_asked_for_never_guessed():
     assert (target, flags) == ("cpu", [])  # --iree-llvmcpu-target-cpu=host is the profile's
 
 
+def test_gh_output_takes_its_repository_from_the_command_line(capsys):
+    """gh prints `number: 18845` and no URL: --issue owner/repo completes it."""
+    assert cli_main(["harvest", str(THREADS / "iree-18845-attachment-only.md"), "--issue", "iree-org/iree"]) == 2
+    assert "only linked" in capsys.readouterr().err
+
+
 def test_a_backend_the_harness_does_not_run_is_said_as_a_guess():
     t = read_thread((THREADS / "iree-10639-tosa-vmvx.md").read_text())
     target, flags, guessed = target_and_flags(t.commands[0])

@@ -334,6 +334,12 @@ def test_an_interim_failure_gets_its_own_expectation_written_once(tmp_path):
     write_scan(case, BUFFERIZE, m)
     write_scan(case, BUFFERIZE, m)
     assert manifest.read_text().count("another failure hides the bug") == 1
+    # measured again, the interim now spans two releases: the old entry is replaced, not kept beside it
+    wider = windows([run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=BAD), run("3.2.0", cpu_O0=OTHER),
+                     run("3.3.0", cpu_O0=OTHER), run("3.4.0", cpu_O0="pass")], BUFFERIZE)
+    write_scan(case, BUFFERIZE, wider)
+    text = manifest.read_text()
+    assert text.count("another failure hides the bug") == 1 and 'compiler = ">=3.2.0,<=3.3.0"' in text
 
 
 def test_a_hand_written_expectation_is_never_replaced_silently(tmp_path):
@@ -356,6 +362,25 @@ def test_a_hand_written_expectation_is_never_replaced_silently(tmp_path):
     write_scan(case, BUFFERIZE, m)  # a rescan replaces its own entry, keeps the person's
     assert manifest.read_text().count("[[expect]]") == 2
     assert write_scan(case, BUFFERIZE, m, force=True) == [] and "seen by hand" not in manifest.read_text()
+    # what expect --update wrote for the bug is the tool's, not a person's: replaced
+    from harness.history.update import UPDATE_REASON
+
+    manifest.write_text('title = "x"\n\n' + hand.replace("seen by hand in the thread; bisected to #1234",
+                                                          f"measured on IREE 3.1.0 {UPDATE_REASON}"))
+    assert write_scan(case, BUFFERIZE, m) == [] and UPDATE_REASON not in manifest.read_text()
+
+
+def test_a_window_without_its_own_message_is_not_given_the_shared_one():
+    """A rescan of a case whose [history] message covers its window: the window stays
+    without a message of its own (it was written back as 'this window's own message')."""
+    from harness.bug import Definition
+    from packaging.version import Version
+
+    runs = [run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=BAD), run("3.2.0", cpu_O0="pass")]
+    shared = re.compile("failed to bufferize")
+    bug = Bug(("compile-fail",), shared, (), (Definition(("compile-fail",), shared, Version("3.0.0"), Version("3.2.0")),))
+    (w,) = windows(runs, bug).windows
+    assert w.bad_match is None and w.bad_outcomes == ()
 
 
 def test_the_case_file_editor_writes_atomically_in_the_files_own_line_endings(tmp_path):

@@ -52,7 +52,8 @@ def add_harvest_parser(sub) -> None:
     h = sub.add_parser("harvest", help="an upstream report's text -> a case, scanned over the releases")
     h.add_argument("thread", type=Path, help="the issue's text: markdown saved from the browser, or "
                                              "`gh issue view N -R owner/repo --comments`")
-    h.add_argument("--issue", default=None, help="owner/repo#N (default: the one the text names)")
+    h.add_argument("--issue", default=None, help="owner/repo#N (default: the one the text names), or "
+                                                 "owner/repo to complete gh's `number:`")
     h.add_argument("--slug", default=None, help="the case's folder (default: from the title)")
     h.add_argument("--attach", action="append", default=[], metavar="NAME=FILE",
                    help="a program the thread only links to, saved as FILE")
@@ -76,7 +77,7 @@ def cmd_harvest(args) -> int:
     try:
         repo = (args.issue or "").split("#")[0]
         t = read_thread(args.thread.read_text(errors="replace"), repo)
-        issue = check_issue(args.issue or t.issue)
+        issue = check_issue(args.issue if args.issue and "#" in args.issue else t.issue)
         attached = {}
         for spec in args.attach:
             name, _, file = spec.partition("=")

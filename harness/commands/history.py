@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -188,7 +189,12 @@ def cmd_scan(args, case) -> int:
     from ..history.writeback import expectations_for, write_scan
     from ..toolchain import installed
 
-    # Known before the scan (a misspelt --bad-outcome stops here, not after 15 releases).
+    # Known before the scan (a misspelt --bad-outcome or --bad-match stops here, not after 15 releases).
+    if getattr(args, "bad_match", None):
+        try:
+            re.compile(args.bad_match)
+        except re.error as e:
+            raise SystemExit(f"iree-regress: --bad-match {args.bad_match!r}: {e}") from None
     bug = bug_of(case, args) if getattr(args, "bad_outcome", None) or case.history.bad_outcomes else None
     if bug is None:
         print(f"{case.slug} records no bug outcome and none was given (--bad-outcome): it is "
@@ -197,9 +203,10 @@ def cmd_scan(args, case) -> int:
     items = [ItemId.parse(n) for n in args.items.split(",")] if args.items else items_to_prove(case)
     # A write replaces [history] and the bug's expectations whole: from a scan of some
     # releases or items it would forget the rest (15 releases becoming 3, O0-O3 becoming O0).
-    skipped = [v for v in available(source_of(args)) if v not in versions] if args.versions else []
-    left_out = [i.name for i in items_to_prove(case) if i.name not in {j.name for j in items}] if args.items else []
-    if args.write and (skipped or left_out):
+    skipped = [v for v in available(source_of(args)) if v not in versions] if args.write and args.versions else []
+    left_out = ([i.name for i in items_to_prove(case) if i.name not in {j.name for j in items}]
+                if args.write and args.items else [])
+    if skipped or left_out:
         print(f"not written: a scan of some releases or items would forget the others "
               f"({', '.join(skipped + left_out)}); scan without --versions/--items to write, or without --write "
               "to look")

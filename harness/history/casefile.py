@@ -31,6 +31,19 @@ def toml_value(value) -> str:
     return json.dumps(value)  # a JSON string or list of strings is a TOML basic string / array
 
 
+def scope_lines(items) -> list[str]:
+    """An [[expect]]'s targets/opt_levels (or ir) lines naming exactly these ItemIds: one
+    per target (the scan's and expect --update's expectations alike)."""
+    scopes = []
+    ir = sorted(i.ir_check for i in items if i.is_ir)
+    if ir:
+        scopes.append(f"ir = {toml_value(ir)}")
+    for target in sorted({i.target for i in items if not i.is_ir}):
+        levels = sorted(i.opt_level for i in items if i.target == target)
+        scopes.append(f"targets = {toml_value([target])}\nopt_levels = {toml_value(levels)}")
+    return scopes
+
+
 def read_text(path: Path) -> str:
     """The file's text with "\n" line endings, whatever it uses (write_atomic restores them)."""
     return Path(path).read_bytes().decode().replace("\r\n", "\n")

@@ -26,7 +26,7 @@ from ..item import ItemId
 from ..outcomes import FAIL, PASS_OUTCOME, XPASS
 from ..record import ItemRecord
 from ..toolchain import release_of
-from .casefile import header_of, read_text, split_blocks, toml_value
+from .casefile import header_of, read_text, scope_lines, split_blocks, toml_value
 from .message import derive_match
 
 
@@ -46,16 +46,8 @@ class Update:
                                             str(self.case.manifest), str(self.case.manifest)))
 
 
-def _scopes(items: list[ItemId]) -> list[str]:
-    """targets/opt_levels (or ir) lines naming exactly these items: one per target."""
-    scopes = []
-    ir = sorted(i.ir_check for i in items if i.is_ir)
-    if ir:
-        scopes.append(f"ir = {toml_value(ir)}")
-    for target in sorted({i.target for i in items if not i.is_ir}):
-        levels = sorted(i.opt_level for i in items if i.target == target)
-        scopes.append(f"targets = {toml_value([target])}\nopt_levels = {toml_value(levels)}")
-    return scopes
+# The tail of the reason expect --update writes: a rescan may replace such an entry (writeback).
+UPDATE_REASON = "(expect --update): not yet triaged"
 
 
 def _with_range(block: str, compiler: str) -> str:
@@ -94,7 +86,7 @@ def update_case(case: Case, records: list[ItemRecord]) -> Update:
         keep = [i for i in ItemId.of(case) if i.covered_by(exp) and i.name not in moved_names]
         copy = re.sub(r"^(targets|opt_levels|ir)\s*=.*\n", "", _with_range(block, f">={release}"),
                       flags=re.M)
-        for scope in _scopes(keep):
+        for scope in scope_lines(keep):
             text += "\n" + copy.replace("[[expect]]\n", f"[[expect]]\n{scope}\n", 1)
         replaced[expect_blocks[index]] = text
         notes.append(f"expect #{index + 1} ({exp.outcome}) no longer covers "
@@ -106,11 +98,11 @@ def update_case(case: Case, records: list[ItemRecord]) -> Update:
             failed.setdefault((r.target or "ir", r.outcome), []).append(r)
     for (scope, outcome), group in sorted(failed.items()):
         match = derive_match(group)
-        lines = ["[[expect]]", *_scopes([ItemId.parse(r.item) for r in group]), f"compiler = {toml_value(f'>={release}')}",
+        lines = ["[[expect]]", *scope_lines([ItemId.parse(r.item) for r in group]), f"compiler = {toml_value(f'>={release}')}",
                  f"outcome = {toml_value(outcome)}"]
         if match:
             lines.append(f"match = {toml_value(match)}")
-        lines.append(f"reason = {toml_value(f'measured on IREE {group[0].compiler} (expect --update): not yet triaged')}")
+        lines.append(f"reason = {toml_value(f'measured on IREE {group[0].compiler} {UPDATE_REASON}')}")
         added.append("\n".join(lines) + "\n")
         notes.append(f"new expect: {outcome} on {', '.join(r.item for r in group)} from {release}")
     new_blocks = [replaced.get(i, b) for i, b in enumerate(blocks)]

@@ -212,9 +212,12 @@ def _hidden(runs: list[ReleaseRun], states: list[str], bug: Bug, where: str) -> 
 
 
 def _with_definition(w: Window, d, bug: Bug) -> Window:
-    """A window found by the scan, with the case's own definition for its releases (its
-    outcomes only where they are not [history]'s)."""
-    return replace(w, bad_match=d.match, bad_outcomes=d.outcomes if set(d.outcomes) != set(bug.outcomes) else ())
+    """A window found by the scan, with the case's own definition for its releases: its
+    message and outcomes only where they are not [history]'s (else a rescan would write the
+    shared message as the window's own)."""
+    shared = bug.match.pattern if bug.match else None
+    return replace(w, bad_match=d.match if d.match is not None and d.match.pattern != shared else None,
+                   bad_outcomes=d.outcomes if set(d.outcomes) != set(bug.outcomes) else ())
 
 
 def _own_messages(found: list[Window], runs: list[ReleaseRun], bug: Bug) -> tuple[list[Window], str | None]:

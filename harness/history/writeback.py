@@ -19,7 +19,8 @@ from packaging.version import Version
 from ..bug import Bug
 from ..case import Case, Expectation, Window
 from ..item import ItemId
-from .casefile import header_of, read_text, split_blocks, toml_value, write_atomic
+from .casefile import header_of, read_text, scope_lines, split_blocks, toml_value, write_atomic
+from .update import UPDATE_REASON
 from .window import Measured
 
 def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
@@ -28,40 +29,37 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
     it showed on (open-ended for an open window)."""
     blocks = []
     for j, w in enumerate(measured.windows):
-        # (target or "ir", outcome) -> (levels or ir names, releases)
-        groups: dict[tuple[str, str], tuple[set[str], list[str]]] = {}
+        # (target or "ir", outcome) -> (items, releases)
+        groups: dict[tuple[str, str], tuple[set[ItemId], list[str]]] = {}
         for name, shown in measured.item_outcomes.items():
             item = ItemId.parse(name)
             for version, outcome in shown:
                 if not w.holds(version):
                     continue
-                key = ("ir" if item.is_ir else item.target, outcome)
-                names, versions = groups.setdefault(key, (set(), []))
-                names.add(item.ir_check if item.is_ir else item.opt_level)
+                items, versions = groups.setdefault(("ir" if item.is_ir else item.target, outcome), (set(), []))
+                items.add(item)
                 versions.append(version)
-        for (scope, outcome), (names, versions) in sorted(groups.items()):
+        for (_, outcome), (items, versions) in sorted(groups.items()):
             first, last = min(versions, key=Version), max(versions, key=Version)
             open_end = w.first_good is None and Version(last) == Version(w.last_bad)
             rng = f">={first}" if open_end else f">={first},<={last}"
-            where = (f"ir = {toml_value(sorted(names))}" if scope == "ir" else
-                     f"targets = {toml_value([scope])}\nopt_levels = {toml_value(sorted(names))}")
-            lines = ["[[expect]]", where, f"compiler = {toml_value(rng)}", f"outcome = {toml_value(outcome)}"]
+            lines = ["[[expect]]", *scope_lines(items), f"compiler = {toml_value(rng)}",
+                     f"outcome = {toml_value(outcome)}"]
             match = w.bad_match.pattern if w.bad_match is not None else measured.match
             if match:
                 lines.append(f"match = {toml_value(match)}")
             lines.append(f"reason = {toml_value(_reason(case, w, j))}")
             blocks.append("\n".join(lines) + "\n")
-    return blocks + [_hidden_block(case, h) for h in measured.hidden]
+    return blocks + [_hidden_block(h) for h in measured.hidden]
 
 
-def _hidden_block(case: Case, h) -> str:
+def _hidden_block(h) -> str:
     """An [[expect]] for what hides the bug on releases inside its window's span: prove
     checks those releases still fail that way, and a run there is judged by it."""
-    where = (f"ir = {toml_value(list(h.names))}" if h.scope == "ir" else
-             f"targets = {toml_value([h.scope])}\nopt_levels = {toml_value(list(h.names))}")
+    items = [ItemId.parse(f"{h.scope}-{name}") for name in h.names]  # ir-<check> or <target>-<level>
     span = f">={h.versions[0]},<={h.versions[-1]}"
     when = "before the bug's onset" if h.where == "before" else "after the bug showed, before its fix"
-    lines = ["[[expect]]", where, f"compiler = {toml_value(span)}", f"outcome = {toml_value(h.outcome)}"]
+    lines = ["[[expect]]", *scope_lines(items), f"compiler = {toml_value(span)}", f"outcome = {toml_value(h.outcome)}"]
     if h.match:
         lines.append(f"match = {toml_value(h.match)}")
     lines.append(f"reason = {toml_value(f'another failure hides the bug {when} (measured {h.versions[0]}..{h.versions[-1]}); not the bug itself')}")
@@ -127,8 +125,9 @@ def window_lines(w: Window) -> list[str]:
     return lines
 
 
-# The reason line of an [[expect]] the scan wrote (_reason, _hidden_block): any other
-# reason was written by a person.
+# The reason line of an [[expect]] the scan wrote (_reason, _hidden_block): a rescan writes
+# all of them again from its own measurement. Expect --update's (UPDATE_REASON) may be
+# replaced when they describe the bug; any other reason was written by a person.
 _SCAN_REASON = re.compile(r'^reason = ".*(: measured \S+\.\.\S+, (fixed in \S+|still open)|'
                           r'another failure hides the bug .*)"$', re.M)
 
@@ -143,10 +142,10 @@ def write_scan(case: Case, bug: Bug, measured: Measured, force: bool = False) ->
         header = header_of(block)
         if header in ("[history]", "[[history.window]]"):
             continue
-        if header == "[[expect]]" and block.strip() in {b.strip() for b in written}:
-            continue  # a rescan writes it again
+        if header == "[[expect]]" and _SCAN_REASON.search(block):
+            continue  # the scan's own, whatever it measured then: written again below
         if header == "[[expect]]" and _describes(block, bug, measured):
-            if force or _SCAN_REASON.search(block):
+            if force or UPDATE_REASON in block:
                 continue
             hand_written.append(block.strip())
         kept.append(block)
