@@ -164,8 +164,10 @@ class Cache:
         except OSError:  # a full disk, say: no half entry is left to be found
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        if final.exists():
-            shutil.rmtree(final, ignore_errors=True)
+        if final.exists():  # renamed away first: a reader sees the old entry, none, or the new one
+            old = Path(tempfile.mkdtemp(prefix=f".{key}.old.", dir=final.parent))
+            os.replace(final, old / "entry")
+            shutil.rmtree(old, ignore_errors=True)
         os.replace(tmp, final)
         self.misses += 1
         return final

@@ -26,6 +26,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from .case import ISSUE_REF
+from .outcomes import CRASHED, FAILED, stage_outcome
 from .targets import target_of_flags
 
 _FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
@@ -127,7 +128,9 @@ def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:
 
 def bug_outcome(t: Thread) -> str | None:
     """The outcome the thread reports: a crash, a diagnostic, or None (the scan infers it)."""
-    return "compile-crash" if t.crash else "compile-fail" if t.quoted else None
+    if t.crash:
+        return stage_outcome("compile", CRASHED)
+    return stage_outcome("compile", FAILED) if t.quoted else None
 
 
 def quoted_match(quoted: str) -> str | None:

@@ -246,6 +246,29 @@ def test_cache_store_lookup_and_disable(tmp_path):
     assert Cache(tmp_path / "c", enabled=False).lookup("compile", "k1") is None
 
 
+def test_a_reader_never_sees_half_an_entry_being_replaced(tmp_path, monkeypatch):
+    """A worker that looks an entry up while another replaces it sees the old entry, none
+    or the new one: never a half-removed one that it would discard (and remove in turn,
+    under the feet of the worker that just stored it)."""
+    import harness.cache as cache_module
+
+    cache = Cache(tmp_path)
+    cache.store("torch", "k", {"result": {}}, {"a.npy": b"1", "b.npy": b"2"})
+    seen = []
+    real_rmtree = cache_module.shutil.rmtree
+
+    def removing(path, *args, **kwargs):  # a reader looks while the removal is half done
+        for f in sorted(Path(path).rglob("a.npy")):
+            f.unlink()
+        seen.append(cache.lookup("torch", "k"))
+        return real_rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(cache_module.shutil, "rmtree", removing)
+    entry = cache.store("torch", "k", {"result": {}}, {"a.npy": b"3", "b.npy": b"4"})
+    assert seen and cache.discarded == 0
+    assert (entry / "a.npy").read_bytes() == b"3" and cache.lookup("torch", "k") == entry
+
+
 def test_compute_once_yields_the_finished_entry(tmp_path):
     cache = Cache(tmp_path)
     with cache.compute_once("run", "k") as done:

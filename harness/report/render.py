@@ -122,7 +122,7 @@ def markdown(model: ReportModel) -> str:
                 "```sh", *model.updates, "```"]
     if model.warnings:
         out += ["", "Warnings:", ""] + [f"- {_md(w)}" for w in model.warnings]
-    known = sum(1 for i in model.items if i.cell_state == "xfail")
+    known = sum(1 for i in model.items if i.cell_state == CELL_XFAIL)
     out += ["", "## New failures by signature (wrong numbers first)", ""]
     if not model.groups:
         out.append(f"None: nothing failed that is not a known bug ({known} known-bug items failed as recorded).")
@@ -194,7 +194,7 @@ def _tooltip(item: ItemRecord, windows: str) -> str:
     if state == CELL_COMPILE_ONLY:  # say why it did not run, never "pass"
         run = item.stage("run")
         why = (run.detail if run else "") or "compiled; not run here"
-    since = _since(windows) if state in ("xfail", "xpass") else ""
+    since = _since(windows) if state in (CELL_XFAIL, CELL_XPASS) else ""
     return " | ".join(p for p in (f"{item.key}: {state} ({item.outcome})", why[:300], since) if p)
 
 
@@ -241,7 +241,7 @@ def _known_bugs(model: ReportModel) -> list[str]:
     """Known bugs by issue: which cases and items, since when, still failing as recorded."""
     by_issue: dict[str, dict] = {}
     for row in model.rows:
-        known = [i for i in [*row.cells.values(), *row.ir_cells] if i.cell_state == "xfail"]
+        known = [i for i in [*row.cells.values(), *row.ir_cells] if i.cell_state == CELL_XFAIL]
         if not known:
             continue
         for ref, url in (row.issue_links() or [("found by iree-regress", "")]):

@@ -100,10 +100,14 @@ def store_import(case: Case, made: Path, settings: Settings) -> None:
     """The import the golden job wrote, stored where the import stage looks for it (the
     key is the stage's own); an import that failed there is left for the stage to say."""
     key = torch_job_key(case, import_mlir=True)
-    if not (made / "model.mlir").is_file() or settings.cache.lookup("torch", key):
+    if not (made / "model.mlir").is_file():
         return
-    files = {p.name: p.read_bytes() for p in made.iterdir() if p.is_file()}
-    settings.cache.store("torch", key, {"result": StageResult("import", OK).as_dict()}, files)
+    # Under the key's lock, as every cached step: two workers making the same variant
+    # would otherwise replace the entry while the other's import stage reads it.
+    with settings.cache.compute_once("torch", key) as done:
+        if not done:
+            files = {p.name: p.read_bytes() for p in made.iterdir() if p.is_file()}
+            settings.cache.store("torch", key, {"result": StageResult("import", OK).as_dict()}, files)
 
 
 def case_of_variant(case_id: str, settings: Settings) -> Case:
