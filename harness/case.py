@@ -26,7 +26,9 @@ FAMILIES = ("transpose", "topk", "scatter", "attention", "other")
 # fixed / open: a bug with measured windows (derived from them). guard: a form of an
 # issue's program that no release was seen failing, kept beside a proven sibling to
 # guard the fix end to end. unknown: not measured yet.
-HISTORY_STATUSES = ("fixed", "open", "guard", "unknown")
+# unreproduced: harvested from a thread that no release reproduced (kept with --keep);
+# never PROVEN, and its reason says what was measured.
+HISTORY_STATUSES = ("fixed", "open", "guard", "unknown", "unreproduced")
 ISSUE_REF = re.compile(r"[\w.-]+/[\w.-]+#\d+")
 CASES_DIR = Path("cases")
 # A case's directory name is its slug: it reaches shell scripts, HTML and Markdown.
@@ -142,7 +144,7 @@ class Window:
 
 @dataclass(frozen=True)
 class History:
-    status: str  # fixed | open | guard | unknown
+    status: str  # fixed | open | guard | unknown | unreproduced
     windows: tuple[Window, ...] = ()
     bad_outcomes: tuple[str, ...] = ()  # the outcome(s) the bug shows
     bad_items: tuple[str, ...] = ()

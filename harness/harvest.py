@@ -9,7 +9,10 @@ THREAD is an issue's text: the markdown body saved from the browser, or what
                                 the thread holds several, the one its command names, else
                                 the caller is asked to choose (never guessed)
     the command                 an `iree-compile ...` line: its target and the flags that
-                                are about the bug (output, dump and path flags dropped)
+                                are about the bug (output, dump and path flags dropped); or,
+                                with none, an `iree-opt ...` line: its passes become the
+                                case's [[ir]] check (an IR case)
+    the version                 the release or candidate the reporter ran, when said
     the quoted failure          the first `error:` line outside the program
     links                       attachments and gists: a program only linked is asked for
                                 with --attach, never fetched or guessed
@@ -30,11 +33,19 @@ from .outcomes import CRASHED, FAILED, stage_outcome
 from .targets import target_of_flags
 
 _FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
-_PROGRAM = re.compile(r"^\s*(func\.func|util\.func|module\b|builtin\.module|hal\.executable)", re.M)
+_PROGRAM = re.compile(r'^\s*(func\.func|util\.func|module\b|builtin\.module|hal\.executable|"builtin\.module"\(\)'
+                      r'|"func\.func"\(\))', re.M)
 _ISSUE_URL = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/issues/(\d+)")
 _LINK = re.compile(r"https://(?:github\.com/(?:user-attachments/files|[\w.-]+/[\w.-]+/files)/\S+?"
                    r"|gist\.github\.com/\S+?)(?=[)\s\]>]|$)")
-_ERROR = re.compile(r"(?:^|:\s)error:\s*(.+)$", re.M)
+# What the reporter ran: "IREE version 3.1.0", "iree-base-compiler==3.4.0rc2025...",
+# "iree-compile --version" output, or a candidate build's tag.
+_VERSION = re.compile(r"\bIREE(?:\s+compiler)?\s+version[:\s]+v?(\d+\.\d+\.\d+\S*)"
+                      r"|iree-base-compiler(?:==|\s+)v?(\d+\.\d+\.\d+\S*)"
+                      r"|\b(candidate-\d{8}\.\d+)"
+                      r"|Version information\W*\[?([0-9a-f]{40})\b", re.I)
+_DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (?:error|warning|note):", re.M)
+_ERROR = re.compile(r"(?:^`?|:\s)error:\s*(.+?)`?$", re.M)
 # A thread that reports the compiler dying, not diagnosing.
 _CRASH = re.compile(r"\bcrash|Stack dump|Assertion .* failed|Segmentation fault|SIG(?:SEGV|FPE|ABRT|BUS)", re.I)
 # Flags that are about where output goes or what is printed, not about the bug.
@@ -54,6 +65,8 @@ class Thread:
     issue: str = ""  # owner/repo#N
     programs: list[str] = field(default_factory=list)  # MLIR blocks, in order
     commands: list[list[str]] = field(default_factory=list)  # iree-compile argv, tokenized
+    opt_commands: list[list[str]] = field(default_factory=list)  # iree-opt argv, tokenized
+    version: str = ""  # the release or candidate the reporter ran, when the text says
     quoted: str = ""  # the first error line the thread quotes
     crash: bool = False  # it reports a compiler crash (the scan looks for compile-crash)
     links: list[str] = field(default_factory=list)  # attachments and gists
@@ -74,11 +87,18 @@ def read_thread(text: str, repo: str = "") -> Thread:
     prose = text
     for m in _FENCE.finditer(text):
         body = m.group(3)
-        if _PROGRAM.search(body) and "iree-compile" not in body:
+        # A tool's output echoes the program's lines under its diagnostics: not a program.
+        if _PROGRAM.search(body) and "iree-compile" not in body and not _DIAGNOSTIC.search(body):
             t.programs.append(body.rstrip() + "\n")
             prose = prose.replace(body, "")
     # A command has flags; "running iree-compile on a model" in prose is not one.
-    t.commands = [argv for argv in map(_argv, _command_lines(prose)) if any(a.startswith("--") for a in argv)]
+    t.commands, t.opt_commands = ([argv for argv in map(_argv, _command_lines(prose, tool))
+                                   if any(a.startswith("-") and len(a) > 1 for a in argv[1:])]
+                                  for tool in ("iree-compile", "iree-opt"))
+    version = _VERSION.search(text)
+    t.version = next(g for g in version.groups() if g).rstrip(".,)") if version else ""
+    if re.fullmatch(r"[0-9a-f]{40}", t.version):
+        t.version = f"iree-org/iree@{t.version[:12]}"
     error = _ERROR.search(prose)
     t.quoted = error.group(1).strip() if error else ""
     t.crash = bool(_CRASH.search(t.title + "\n" + prose))
@@ -86,10 +106,14 @@ def read_thread(text: str, repo: str = "") -> Thread:
     return t
 
 
-def _command_lines(text: str) -> list[str]:
-    """Each `iree-compile ...` command, backslash continuations joined."""
+def _command_lines(text: str, tool: str) -> list[str]:
+    """Each `TOOL ...` command (a path before the tool's name is fine), backslash
+    continuations joined."""
     joined = re.sub(r"\\\n\s*", " ", text)
-    return [line[line.index("iree-compile"):] for line in joined.splitlines() if "iree-compile " in line]
+    found = (re.search(rf"(?<![\w-]){re.escape(tool)} ", line) for line in joined.splitlines())
+    # A command quoted inline in prose (`iree-compile ... x.mlir`) ends at its backtick.
+    return [m.string[m.start():].split("`")[0] if m.string[:m.start()].endswith("`") else m.string[m.start():]
+            for m in found if m]
 
 
 def _argv(line: str) -> list[str]:
@@ -107,6 +131,14 @@ def target_and_flags(command: list[str]) -> tuple[str, list[str], str]:
     target = target_of_flags(words)
     kept = [w for w in words if w.startswith("--") and not w.split("=", 1)[0].startswith(_DROPPED)]
     return target or "cpu", kept, "" if target else "no target the harness runs is named: cpu"
+
+
+def pass_args(command: list[str]) -> list[str]:
+    """The passes an `iree-opt` command runs (its flags, output and print flags dropped):
+    the args of the case's [[ir]] check."""
+    return [w for w in command[1:] if w.startswith("-") and len(w) > 1
+            and not w.lstrip("-").split("=", 1)[0].startswith(tuple(d.lstrip("-") for d in _DROPPED))
+            and w not in ("-o",)]
 
 
 def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:
@@ -127,10 +159,12 @@ def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:
 
 
 def bug_outcome(t: Thread) -> str | None:
-    """The outcome the thread reports: a crash, a diagnostic, or None (the scan infers it)."""
+    """The outcome the thread reports: a crash, a diagnostic, or None (the scan infers it);
+    of the IR check for an iree-opt thread, else of the compile."""
+    stage = "ir" if t.opt_commands and not t.commands else "compile"
     if t.crash:
-        return stage_outcome("compile", CRASHED)
-    return stage_outcome("compile", FAILED) if t.quoted else None
+        return stage_outcome(stage, CRASHED)
+    return stage_outcome(stage, FAILED) if t.quoted else None
 
 
 def quoted_match(quoted: str) -> str | None:

@@ -130,6 +130,8 @@ def lint_case(manifest: Path, failures: list[ItemRecord],
                            "or is a guard (status = \"guard\") that says why in reason")
     elif case.history.status == "guard" and not case.history.reason:
         problem("history.reason", "a guard says why it is one: the form it controls and what it was measured on")
+    elif case.history.status == "unreproduced" and not case.history.reason:
+        problem("history.reason", "an unreproduced case says what was measured: the releases and what they did")
     return problems
 
 

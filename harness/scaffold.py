@@ -25,6 +25,11 @@ class ScaffoldError(ValueError):
     pass
 
 
+# An IR case's one check (new_case's ir_args): the passes complete and print the program.
+IR_CHECK = "passes"
+IR_CHECKS_FILE = "checks/passes.mlir"
+
+
 # What a program's text says of its family: the ops of each (first match wins, so a
 # topk over a transpose is topk's).
 _FAMILY_OPS = (
@@ -54,7 +59,25 @@ def targets_named(text: str) -> list[str]:
 
 def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str], family: str = "other",
               found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5), tolerance_reason: str = "",
-              targets: list[str] = DEFAULT_TARGETS, flags: list[str] = ()) -> str:
+              targets: list[str] = DEFAULT_TARGETS, flags: list[str] = (), ir_args: list[str] | None = None) -> str:
+    """ir_args: an IR case (kind "ir"), whose one [[ir]] check runs iree-opt with them."""
+    run = [
+        "[matrix]",
+        f"targets = {toml_value(list(targets))}",
+        'opt_levels = ["O0", "O1", "O2", "O3"]',
+        f"flags = {toml_value(list(flags))}  # the issue's own iree-compile flags",
+        "",
+        "[compare]",
+        f"atol = {tolerance[0]:g}",
+        f"rtol = {tolerance[1]:g}",
+        *([f"tolerance_reason = {toml_value(tolerance_reason)}"] if tolerance_reason else []),
+    ] if ir_args is None else [
+        "[[ir]]",
+        f"name = {toml_value(IR_CHECK)}",
+        'tool = "iree-opt"',
+        f"args = {toml_value(list(ir_args))}  # the issue's own iree-opt passes",
+        f"checks = {toml_value(IR_CHECKS_FILE)}",
+    ]
     return "\n".join([
         f"title = {toml_value(title)}",
         f"kind = {toml_value(kind)}",
@@ -66,15 +89,7 @@ def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str],
         "[source]",
         *source_lines,
         "",
-        "[matrix]",
-        f"targets = {toml_value(list(targets))}",
-        'opt_levels = ["O0", "O1", "O2", "O3"]',
-        f"flags = {toml_value(list(flags))}  # the issue's own iree-compile flags",
-        "",
-        "[compare]",
-        f"atol = {tolerance[0]:g}",
-        f"rtol = {tolerance[1]:g}",
-        *([f"tolerance_reason = {toml_value(tolerance_reason)}"] if tolerance_reason else []),
+        *run,
         "",
         "# Known failures, e.g. for a bug still open on the newest release:",
         "# [[expect]]",
@@ -107,16 +122,20 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
              from_mlir: Path | None = None, reference: Path | None = None,
              from_torch: str | None = None, function: str | None = None, family: str | None = None,
              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5),
-             tolerance_reason: str = "", targets: list[str] | None = None, flags: list[str] = ()) -> Path:
+             tolerance_reason: str = "", targets: list[str] | None = None, flags: list[str] = (),
+             ir_args: list[str] | None = None) -> Path:
     """found_by: a case the suite found itself (a sweep variant) needs no issue yet.
     family / targets: None = what the program shows (its ops; the targets it names, else
-    cpu alone: a scan of targets the reproducer never named costs four times as much)."""
+    cpu alone: a scan of targets the reproducer never named costs four times as much).
+    ir_args: an IR case of an MLIR program: iree-opt with these args must complete."""
     if not SLUG.fullmatch(slug):
         raise ScaffoldError(f"slug {slug!r}: use lower-case words joined by '-'")
     if (not issues and not found_by) or any(not ISSUE_REF.fullmatch(i) for i in issues):
         raise ScaffoldError(f"--issue must be owner/repo#N, got {issues or 'nothing'}")
     if (from_mlir is None) == (from_torch is None):
         raise ScaffoldError("give exactly one of --from-mlir and --from-torch")
+    if ir_args is not None and (from_mlir is None or reference is not None):
+        raise ScaffoldError("an IR case is an MLIR program with no reference")
     unknown = [t for t in targets or () if t not in TARGETS]
     if unknown:
         raise ScaffoldError(f"--target {','.join(unknown)}: not a target ({', '.join(TARGETS)})")
@@ -133,6 +152,9 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             (case_dir / "model.mlir").write_text(text)
             lines = ['mlir = "model.mlir"', f'function = "{entry}"']
             golden = reference is not None
+            if ir_args is not None:
+                (case_dir / "checks").mkdir()
+                (case_dir / IR_CHECKS_FILE).write_text(_ir_checks(text, entry))
             if golden:
                 shutil.copy(reference, case_dir / "reference.py")
                 lines.append('reference = "reference.py"')
@@ -148,11 +170,11 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             golden = True
             note = (f"`model.py` comes from {Path(module_path).name} (TODO: say which issue "
                     "it reproduces and how it was reduced).")
-        kind = "numeric" if golden else "compile"
+        kind = "numeric" if golden else "ir" if ir_args is not None else "compile"
         family = family or guess_family(text)
         targets = list(targets or targets_named(text) or ["cpu"])
         (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines, family, found_by, tolerance,
-                                                      tolerance_reason, targets, flags))
+                                                      tolerance_reason, targets, flags, ir_args))
         (case_dir / "README.md").write_text(readme(slug, title, issues, note, golden))
         if golden:  # the program runs in the sandbox, as it will in the suite
             from .item import settings_with
@@ -167,3 +189,12 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
         shutil.rmtree(case_dir, ignore_errors=True)
         raise
     return case_dir
+
+
+def _ir_checks(program: str, entry: str) -> str:
+    """FileCheck lines for an IR case: the passes ran to the end and printed the program
+    (its entry function where the program names one). The bug is their failing or crashing."""
+    named = re.search(r"@([\w$.-]+)|sym_name\s*=\s*\"([\w$.-]+)\"", program)
+    symbol = entry if _FUNC.search(program) else next((g for g in named.groups() if g), "") if named else ""
+    return ("// The passes the issue ran complete and print the program; the bug was their failing.\n"
+            + (f"// CHECK: @{symbol}\n" if symbol else "// CHECK: module\n"))

@@ -116,3 +116,83 @@ def test_harvest_end_to_end_writes_a_proven_case(releases, tmp_path, capsys):
         (build / "behaviour").write_text(f"{build.name} ok\n")
     assert cli_main(["harvest", "none.md", "--slug", "no-bug"]) == 1
     assert not (tmp_path / "cases" / "no-bug").exists()
+
+
+def test_an_iree_opt_thread_is_an_ir_case_and_its_version_is_read():
+    """iree-org/iree#22976: a pass's assertion in iree-opt, the program in generic form."""
+    from harness.harvest import bug_outcome, pass_args
+
+    t = read_thread((THREADS / "iree-22976-iree-opt-assertion.md").read_text())
+    assert t.issue == "iree-org/iree#22976" and not t.commands
+    assert pass_args(t.opt_commands[0]) == ["--iree-input-conversion-demote-f64-to-f32"]
+    assert bug_outcome(t) == "ir-crash"
+    assert choose_program(t, {})[0].startswith('"builtin.module"() ({')  # generic form, one block
+    assert t.version == "iree-org/iree@d4b9bb0150db"  # the commit under "Version information"
+
+
+def test_diagnostics_are_not_a_program_and_an_inline_command_ends_at_its_backtick():
+    """iree-org/iree#17683: the output block echoes the program under its error; the prose
+    quotes the command in backticks."""
+    t = read_thread((THREADS / "iree-17683-fixed-before-2.9.md").read_text())
+    assert len(t.programs) == 1 and "linalg.matmul" in t.programs[0]
+    assert t.quoted.startswith("One or more operations with large vector sizes (8192 bytes)")
+    assert t.commands[0] == ["iree-compile", "--iree-hal-target-backends=llvm-cpu", "my_func.mlir"]
+    assert read_thread((THREADS / "iree-10639-tosa-vmvx.md").read_text()).quoted == \
+        "failed to legalize operation 'arith.extsi' that was explicitly marked illegal"  # `error: ...`
+
+
+# iree-opt over fake releases: the bug's releases abort in the pass, the others print the program.
+FAKE_OPT = """\
+#!{python}
+import os, signal, sys
+here = os.path.dirname(os.path.abspath(__file__))
+version, mode = open(os.path.join(here, "behaviour")).read().split()
+if "--version" in sys.argv:
+    print(f"IREE compiler version {{version}} @ 0123abcd"); sys.exit(0)
+if mode == "bug":
+    print("iree-opt: Casting.h:560: Assertion `isa<To>(Val)' failed.", file=sys.stderr)
+    sys.stderr.flush(); os.kill(os.getpid(), signal.SIGABRT)
+if mode == "other":
+    print("m.mlir:1:1: error: unknown op 'old.spelling'", file=sys.stderr); sys.exit(1)
+print('module {{\\n  llvm.func @test() -> f32\\n}}')
+"""
+
+
+def test_harvest_of_an_iree_opt_thread_writes_a_proven_ir_case(releases, tmp_path, capsys):
+    import sys
+
+    for build in releases.builds.iterdir():
+        (build / "iree-opt").write_text(FAKE_OPT.format(python=sys.executable))
+    thread = tmp_path / "thread.md"
+    thread.write_text((THREADS / "iree-22976-iree-opt-assertion.md").read_text())
+    assert cli_main(["harvest", str(thread), "--slug", "demote-f64-llvm-func"]) == 0
+    out = capsys.readouterr().out
+    assert "an IR case: iree-opt --iree-input-conversion-demote-f64-to-f32 must complete" in out
+    assert "the reporter ran: iree-org/iree@d4b9bb0150db" in out
+    case = tmp_path / "cases" / "demote-f64-llvm-func"
+    text = (case / "case.toml").read_text()
+    assert 'kind = "ir"' in text and 'args = ["--iree-input-conversion-demote-f64-to-f32"]' in text
+    assert 'first_bad = "3.3.0"' in text and 'last_bad = "3.4.0"' in text and "ir-crash" in text
+    # the crash's own words, not the signal alone (which any crash matches)
+    assert 'bad_match = "crashed \\\\(SIGABRT\\\\)(?s:.*)isa<To>\\\\(Val\\\\)"' in text
+    assert "[matrix]" not in text and "CHECK: @test" in (case / "checks" / "passes.mlir").read_text()
+    assert cli_main(["lint", "demote-f64-llvm-func"]) == 0
+    assert cli_main(["prove", "demote-f64-llvm-func"]) == 0
+
+
+def test_a_thread_no_release_reproduces_is_written_only_with_keep_and_never_proven(releases, tmp_path, capsys):
+    """iree-org/iree#17683 was fixed before 2.9.0: no release shows it."""
+    for build in releases.builds.iterdir():
+        (build / "behaviour").write_text(f"{build.name} ok\n")
+    thread = tmp_path / "thread.md"
+    thread.write_text((THREADS / "iree-17683-fixed-before-2.9.md").read_text())
+    assert cli_main(["harvest", str(thread), "--slug", "i32-matmul"]) == 1
+    assert "--keep writes it as unreproduced" in capsys.readouterr().out
+    assert not (tmp_path / "cases" / "i32-matmul").exists()
+    assert cli_main(["harvest", str(thread), "--slug", "i32-matmul", "--keep"]) == 0
+    text = (tmp_path / "cases" / "i32-matmul" / "case.toml").read_text()
+    assert 'status = "unreproduced"' in text and "no release 3.0.0..3.5.0 showed its failure" in text
+    assert cli_main(["lint", "i32-matmul"]) == 0
+    capsys.readouterr()
+    assert cli_main(["prove", "i32-matmul"]) == 1
+    assert "unreproduced" in capsys.readouterr().out

@@ -58,6 +58,8 @@ def add_harvest_parser(sub) -> None:
     h.add_argument("--attach", action="append", default=[], metavar="NAME=FILE",
                    help="a program the thread only links to, saved as FILE")
     h.add_argument("--no-scan", action="store_true", help="write the case without scanning the releases")
+    h.add_argument("--keep", action="store_true", help="write the case even when no release reproduces it "
+                                                       "(marked unreproduced: never PROVEN)")
     release_source_options(h)
 
 
@@ -69,8 +71,8 @@ def cmd_harvest(args) -> int:
     import tempfile
 
     from ..case import load_case
-    from ..harvest import (HarvestError, bug_outcome, check_issue, choose_program, quoted_match, read_thread,
-                           slug_of, target_and_flags)
+    from ..harvest import (HarvestError, bug_outcome, check_issue, choose_program, pass_args, quoted_match,
+                           read_thread, slug_of, target_and_flags)
     from ..scaffold import ScaffoldError, new_case
     from .history import cmd_scan
 
@@ -88,13 +90,19 @@ def cmd_harvest(args) -> int:
     except (OSError, HarvestError) as e:
         print(f"harvest: {args.thread}: {e}", file=sys.stderr)
         return 2
-    command = t.commands[0] if t.commands else ["iree-compile"]
-    target, flags, guessed = target_and_flags(command)
+    # An iree-compile command makes the matrix items; with only iree-opt, its passes are an IR check.
+    ir_args = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else None
+    command = t.commands[0] if t.commands else t.opt_commands[0] if ir_args is not None else ["iree-compile"]
+    target, flags, guessed = target_and_flags(command) if ir_args is None else ("cpu", [], "")
     slug = args.slug or slug_of(t.title)
     print(f"harvest: {issue}: {t.title or '(no title)'}")
     print(f"  program: {origin}, {len(program.splitlines())} lines")
-    print(f"  command: {' '.join(command) if t.commands else '(none quoted)'}")
-    print(f"  target {target}, flags {' '.join(flags) or '(none)'}" + (f"; guessed: {guessed}" if guessed else ""))
+    print(f"  command: {' '.join(command) if t.commands or t.opt_commands else '(none quoted)'}")
+    if ir_args is None:
+        print(f"  target {target}, flags {' '.join(flags) or '(none)'}" + (f"; guessed: {guessed}" if guessed else ""))
+    else:
+        print(f"  an IR case: iree-opt {' '.join(ir_args)} must complete (no iree-compile command quoted)")
+    print(f"  the reporter ran: {t.version or '(not said)'}")
     print(f"  the thread quotes: {t.quoted or '(no error line)'}; it reports "
           + (bug_outcome(t) or "no outcome: the releases decide"))
     if (CASES_DIR / slug).exists():
@@ -104,7 +112,8 @@ def cmd_harvest(args) -> int:
         (Path(scratch) / "program.mlir").write_text(program)
         try:
             made = new_case(Path(scratch) / "cases", slug, [issue], t.title or None,
-                            from_mlir=Path(scratch) / "program.mlir", targets=[target], flags=flags)
+                            from_mlir=Path(scratch) / "program.mlir", targets=[target], flags=flags,
+                            ir_args=ir_args)
         except ScaffoldError as e:
             print(f"harvest: {e}", file=sys.stderr)
             return 2
@@ -119,8 +128,14 @@ def cmd_harvest(args) -> int:
                         load_case(made / "case.toml", require_golden=False).history.windows:
                     break
             else:
-                print("harvest: no release shows a bug this case could hold (the table above); nothing written")
-                return 1
+                if not args.keep:
+                    print("harvest: no release shows a bug this case could hold (the table above); nothing "
+                          "written (--keep writes it as unreproduced)")
+                    return 1
+                from ..history.releases import available
+                from .history import source_of
+
+                _mark_unreproduced(made, t, available(source_of(args)))
             case = load_case(made / "case.toml", require_golden=False)
             match = case.history.bad_match
             if t.quoted and match is not None and not match.search(t.quoted):
@@ -130,6 +145,20 @@ def cmd_harvest(args) -> int:
     print(f"harvest: wrote {CASES_DIR / slug}; next: iree-regress "
           + (f"prove {slug} --scan --write" if args.no_scan else f"prove {slug} && iree-regress lint {slug}"))
     return 0
+
+
+def _mark_unreproduced(case_dir: Path, thread, releases: list[str]) -> None:
+    """A harvested case no release reproduced, kept (--keep): its [history] says so and
+    what was measured, so lint passes it and prove never calls it PROVEN."""
+    from ..history.casefile import toml_value
+
+    manifest = case_dir / "case.toml"
+    reason = (f"harvested from the thread: no release {releases[0]}..{releases[-1]} showed "
+              + (f"its failure ({thread.quoted})" if thread.quoted else "a failure")
+              + (f"; the reporter ran {thread.version}" if thread.version else ""))
+    manifest.write_text(manifest.read_text().replace(
+        'status = "unknown"', f'status = "unreproduced"\nreason = {toml_value(reason)}', 1))
+    print(f"harvest: kept as unreproduced: {reason}")
 
 
 def cmd_golden(args) -> int:

@@ -78,6 +78,9 @@ def derive_match(results) -> str | None:
 
 _FILECHECK = re.compile(r"([\w.-]+\.mlir:\d+): error: ([^\"(]*)")
 _SIGNAL = re.compile(r"crashed \((SIG[A-Z]+)\)(?:: at (.+))?")
+# What a crash without a frame still says of itself: an assertion (builds with them), or
+# LLVM's fatal error.
+_CRASH_WORDS = re.compile(r"Assertion [`'](.+?)' failed|LLVM ERROR: ([^\n]+)")
 
 
 def _error_line(text: str) -> str:
@@ -97,7 +100,13 @@ def _error_line(text: str) -> str:
         # A method: its class (CamelCase); a free function (its qualifier a lower-case
         # namespace, as mlir::iree_compiler::limitVectorTileSizes): the function itself.
         where = f"{names[-2]}::" if len(names) >= 2 and names[-2][:1].isupper() else names[-1]
-        return f"{signal}: at .*{_escape(where)}" if where else signal
+        if where:
+            return f"{signal}: at .*{_escape(where)}"
+        said = _CRASH_WORDS.search(text)
+        if said:  # the signal alone is any crash: the assertion or fatal error is this one
+            words = said.group(1) or said.group(2)
+            return f"{signal}(?s:.*){_escape(words[:_MAX_LITERAL].strip())}"
+        return signal
     for line in text.splitlines():
         status = _RUNTIME_STATUS.search(line)
         if "error:" in line or "Assertion" in line or "LLVM ERROR" in line or status:

@@ -192,6 +192,9 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
         proof.checks.append(Check(newest, "guard", not failing and not run.error,
                                   run.summary()))
         return proof
+    if h.status == "unreproduced":
+        proof.note = f"unreproduced: {h.reason or 'no release showed the bug'}"
+        return proof
     if not h.windows:
         proof.note = "no [[history.window]]: nothing to prove against (run prove --scan --write)"
         return proof
