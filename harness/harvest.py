@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .case import ISSUE_REF
 from .outcomes import CRASHED, FAILED, stage_outcome
@@ -44,6 +45,8 @@ _VERSION = re.compile(r"\bIREE(?:\s+compiler)?\s+version[:\s]+v?(\d+\.\d+\.\d+\S
                       r"|iree-base-compiler(?:==|\s+)v?(\d+\.\d+\.\d+\S*)"
                       r"|\b(candidate-\d{8}\.\d+)"
                       r"|Version information\W*\[?([0-9a-f]{40})\b", re.I)
+_MLIR_NAME = re.compile(r"([\w.-]+\.mlir)\b")
+_NAMED_WITHIN = 300  # characters before a block where its file name may be said
 _DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (?:error|warning|note):", re.M)
 _ERROR = re.compile(r"(?:^`?|:\s)error:\s*(.+?)`?$", re.M)
 # A thread that reports the compiler dying, not diagnosing.
@@ -64,6 +67,7 @@ class Thread:
     title: str = ""
     issue: str = ""  # owner/repo#N
     programs: list[str] = field(default_factory=list)  # MLIR blocks, in order
+    program_names: list[set[str]] = field(default_factory=list)  # file names said just before each
     commands: list[list[str]] = field(default_factory=list)  # iree-compile argv, tokenized
     opt_commands: list[list[str]] = field(default_factory=list)  # iree-opt argv, tokenized
     version: str = ""  # the release or candidate the reporter ran, when the text says
@@ -90,6 +94,9 @@ def read_thread(text: str, repo: str = "") -> Thread:
         # A tool's output echoes the program's lines under its diagnostics: not a program.
         if _PROGRAM.search(body) and "iree-compile" not in body and not _DIAGNOSTIC.search(body):
             t.programs.append(body.rstrip() + "\n")
+            # "Compile the following IR (matmul_int32.mlir)": the name the command then uses
+            before = text[max(0, m.start() - _NAMED_WITHIN):m.start()].splitlines()[-3:]
+            t.program_names.append(set(_MLIR_NAME.findall("\n".join(before) + m.group(0).split("\n", 1)[0])))
             prose = prose.replace(body, "")
     # A command has flags; "running iree-compile on a model" in prose is not one.
     t.commands, t.opt_commands = ([argv for argv in map(_argv, _command_lines(prose, tool))
@@ -148,6 +155,12 @@ def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:
         return text, f"--attach {name}"
     if len(t.programs) == 1:
         return t.programs[0], "the thread's MLIR block"
+    # Several: the one named as the file the thread's command compiles (or runs its passes on).
+    inputs = {Path(w).name for argv in t.commands + t.opt_commands for w in argv[1:] if w.endswith(".mlir")}
+    named = [j for j, names in enumerate(t.program_names) if names & inputs]
+    if len(named) == 1:
+        j = named[0]
+        return t.programs[j], f"MLIR block {j + 1} of {len(t.programs)}, named {', '.join(sorted(t.program_names[j] & inputs))} as the command's input"
     if not t.programs:
         if t.links:
             raise HarvestError("the program is only linked, not in the text: "

@@ -196,3 +196,13 @@ def test_a_thread_no_release_reproduces_is_written_only_with_keep_and_never_prov
     capsys.readouterr()
     assert cli_main(["prove", "i32-matmul"]) == 1
     assert "unreproduced" in capsys.readouterr().out
+
+
+def test_of_several_programs_the_one_named_as_the_commands_input_is_taken():
+    text = ("# two programs\n\nThe failing one (`bad.mlir`):\n```mlir\nfunc.func @bad() { return }\n```\n"
+            "and the one that works, good.mlir:\n```mlir\nfunc.func @good() { return }\n```\n"
+            "```\niree-compile bad.mlir --iree-hal-target-backends=llvm-cpu -o x.vmfb\n```\n")
+    program, origin = choose_program(read_thread(text), {})
+    assert "@bad" in program and origin == "MLIR block 1 of 2, named bad.mlir as the command's input"
+    with pytest.raises(HarvestError, match="2 MLIR blocks"):  # a command that names neither: asked
+        choose_program(read_thread(text.replace("iree-compile bad.mlir", "iree-compile other.mlir")), {})
