@@ -38,7 +38,8 @@ LOOSE_TOLERANCE = 1e-2
 
 
 class CaseError(ValueError):
-    """A case.toml that cannot be used; the message names the file and field."""
+    """A case.toml that cannot be used; the message names the file and field. The cli
+    prints any of these as one line (a results file that cannot be read is one too)."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from . import targets
+from .case import CaseError
 from .record import ItemRecord
 from .toolchain import Toolchain
 from .sandbox import Sandbox, probe as sandbox_probe
@@ -94,7 +95,10 @@ def read_results(path: Path, warn=None) -> tuple[dict, list[ItemRecord]]:
     """The header and the items. A line cut short (a run killed mid-write) is skipped
     and reported through `warn`, never a crash."""
     header, items = {}, []
-    lines = Path(path).read_text(errors="replace").splitlines()
+    try:
+        lines = Path(path).read_text(errors="replace").splitlines()
+    except OSError as e:  # a misspelt path, or a case slug taken for a results file
+        raise CaseError(f"{path}: cannot read these results ({e.strerror or e})") from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue

@@ -281,3 +281,15 @@ def test_summary_md_carries_no_raw_markup(tmp_path):
             outside_code.append(re.sub(r"`[^`]*`", "", line))  # code spans show markup as written
     assert not any("<img" in line for line in outside_code), "\n".join(l for l in outside_code if "<img" in l)
     assert "&lt;img" in text
+
+
+def test_a_results_file_that_cannot_be_read_is_one_line_naming_it(tmp_path, capsys):
+    """`expect --update --from R CASE` takes CASE for a second results file (nargs='+'):
+    that, like a misspelt path, is said in one line, never a traceback."""
+    from harness.cli import main as cli_main
+
+    with pytest.raises(SystemExit, match=r"no-such\.jsonl: cannot read these results \(No such file"):
+        cli_main(["report", str(tmp_path / "no-such.jsonl")])
+    (tmp_path / "run.jsonl").write_text("")
+    with pytest.raises(SystemExit, match="topk-sigmoid: cannot read these results"):
+        cli_main(["expect", "--update", "--from", str(tmp_path / "run.jsonl"), "topk-sigmoid"])
