@@ -13,6 +13,10 @@ THREAD is an issue's text: the markdown body saved from the browser, or what
                                 with none, an `iree-opt ...` line: its passes become the
                                 case's [[ir]] check (an IR case)
     the version                 the release or candidate the reporter ran, when said
+    a PyTorch snippet           with no MLIR block: a fenced Python block defining an
+                                nn.Module and exporting it (aot.export, torch.export.export)
+                                becomes model.py: its code up to the export, then `Model`
+                                and `example_inputs()` naming what the export was given
     the quoted failure          the first `error:` line outside the program
     links                       attachments and gists: a program only linked is asked for
                                 with --attach, never fetched or guessed
@@ -24,13 +28,14 @@ only when the releases show a bug.
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .case import ISSUE_REF
-from .outcomes import CRASHED, FAILED, stage_outcome
+from .outcomes import CRASHED, FAILED, WRONG_NUMBERS, stage_outcome
 from .targets import target_of_flags
 
 _FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
@@ -45,6 +50,9 @@ _VERSION = re.compile(r"\bIREE(?:\s+compiler)?\s+version[:\s]+v?(\d+\.\d+\.\d+\S
                       r"|iree-base-compiler(?:==|\s+)v?(\d+\.\d+\.\d+\S*)"
                       r"|\b(candidate-\d{8}\.\d+)"
                       r"|Version information\W*\[?([0-9a-f]{40})\b", re.I)
+_TORCH_MODULE = re.compile(r"^import torch|^from torch|^class \w+\((?:torch\.)?nn\.Module\)", re.M)
+_WRONG = re.compile(r"\b(?:wrong|incorrect|mismatch\w*|inaccurate|differ\w*)\b.{0,40}?\b(?:results?|outputs?|values?|"
+                    r"numbers?|numerics?)\b|numerical(?:ly)? (?:mismatch|differen\w+|error)", re.I)
 _MLIR_NAME = re.compile(r"([\w.-]+\.mlir)\b")
 _NAMED_WITHIN = 300  # characters before a block where its file name may be said
 _DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (?:error|warning|note):", re.M)
@@ -74,6 +82,8 @@ class Thread:
     quoted: str = ""  # the first error line the thread quotes
     crash: bool = False  # it reports a compiler crash (the scan looks for compile-crash)
     links: list[str] = field(default_factory=list)  # attachments and gists
+    torch_snippets: list[str] = field(default_factory=list)  # Python blocks defining an nn.Module
+    wrong_numbers: bool = False  # it says the results are wrong (mismatch, incorrect, ...)
 
 
 def read_thread(text: str, repo: str = "") -> Thread:
@@ -98,6 +108,9 @@ def read_thread(text: str, repo: str = "") -> Thread:
             before = text[max(0, m.start() - _NAMED_WITHIN):m.start()].splitlines()[-3:]
             t.program_names.append(set(_MLIR_NAME.findall("\n".join(before) + m.group(0).split("\n", 1)[0])))
             prose = prose.replace(body, "")
+        elif _TORCH_MODULE.search(body):
+            t.torch_snippets.append(body.rstrip() + "\n")
+            prose = prose.replace(body, "")
     # A command has flags; "running iree-compile on a model" in prose is not one.
     t.commands, t.opt_commands = ([argv for argv in map(_argv, _command_lines(prose, tool))
                                    if any(a.startswith("-") and len(a) > 1 for a in argv[1:])]
@@ -109,6 +122,7 @@ def read_thread(text: str, repo: str = "") -> Thread:
     error = _ERROR.search(prose)
     t.quoted = error.group(1).strip() if error else ""
     t.crash = bool(_CRASH.search(t.title + "\n" + prose))
+    t.wrong_numbers = bool(_WRONG.search(t.title + "\n" + prose))
     t.links = list(dict.fromkeys(_LINK.findall(text)))
     return t
 
@@ -166,18 +180,33 @@ def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:
             raise HarvestError("the program is only linked, not in the text: "
                                + ", ".join(t.links) + "; download it and give --attach NAME=FILE")
         raise HarvestError("the thread holds no MLIR program (a fenced block with func.func, util.func or "
-                           "module); give --attach NAME=FILE")
+                           "module) and no PyTorch snippet that exports its module; give --attach NAME=FILE")
     raise HarvestError(f"the thread holds {len(t.programs)} MLIR blocks and its command does not say which it "
                        "compiles; save the one that reproduces and give --attach NAME=FILE")
 
 
+def torch_program(t: Thread) -> tuple[str, str]:
+    """(model.py, where it came from) from the first PyTorch snippet that exports its
+    module, or HarvestError saying why none does."""
+    problem = None
+    for j, snippet in enumerate(t.torch_snippets):
+        try:
+            return torch_model(snippet), f"the thread's PyTorch snippet {j + 1} of {len(t.torch_snippets)} (model.py)"
+        except HarvestError as e:
+            problem = e
+    raise problem or HarvestError("the thread holds no PyTorch snippet")
+
+
 def bug_outcome(t: Thread) -> str | None:
-    """The outcome the thread reports: a crash, a diagnostic, or None (the scan infers it);
-    of the IR check for an iree-opt thread, else of the compile."""
+    """The outcome the thread reports: a crash, a diagnostic, wrong numbers (a PyTorch
+    snippet whose thread says its results are wrong), or None (the scan infers it); of the
+    IR check for an iree-opt thread, else of the compile."""
     stage = "ir" if t.opt_commands and not t.commands else "compile"
     if t.crash:
         return stage_outcome(stage, CRASHED)
-    return stage_outcome(stage, FAILED) if t.quoted else None
+    if t.quoted:
+        return stage_outcome(stage, FAILED)
+    return WRONG_NUMBERS if t.torch_snippets and t.wrong_numbers else None
 
 
 def quoted_match(quoted: str) -> str | None:
@@ -197,3 +226,39 @@ def check_issue(issue: str) -> str:
         raise HarvestError("the thread names no issue (a github.com/OWNER/REPO/issues/N link or gh's "
                            "`number:`): give --issue owner/repo#N")
     return issue
+
+
+def torch_model(snippet: str) -> str:
+    """model.py from a thread's PyTorch snippet: its code up to the statement that exports
+    the module (iree-turbine's `aot.export(model, *args)` or `torch.export.export(model,
+    args)`), then `Model()` giving that module and `example_inputs()` the arguments it was
+    given, both as the snippet spells them. HarvestError when the snippet is not Python or
+    exports nothing (a module compiled some other way is for the author to write)."""
+    try:
+        tree = ast.parse(snippet)
+    except SyntaxError as e:
+        raise HarvestError(f"the PyTorch snippet is not Python as pasted (line {e.lineno}: {e.msg})") from None
+    for stmt in tree.body:
+        call = next((n for n in ast.walk(stmt) if isinstance(n, ast.Call) and _is_export(n.func)), None)
+        if call is not None and call.args:
+            break
+    else:
+        modules = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+        raise HarvestError(f"the PyTorch snippet defines {', '.join(modules) or 'no module'} but exports nothing "
+                           "(aot.export(model, *inputs) or torch.export.export(model, inputs)), so its inputs "
+                           "are not said; write model.py (Model, example_inputs()) and use new-case --from-torch")
+    model = ast.unparse(call.args[0])
+    keyword = [kw.value for kw in call.keywords if kw.arg == "args"]
+    given = keyword or call.args[1:]
+    if len(given) == 1 and isinstance(given[0], ast.Tuple) and (keyword or ast.unparse(call.func) == "torch.export.export"):
+        given = given[0].elts  # torch.export.export(model, (x, y)), aot.export(model, args=(x, y))
+    inputs = ", ".join(ast.unparse(a) for a in given)
+    head = "\n".join(snippet.splitlines()[: stmt.lineno - 1]).rstrip()
+    return ("import torch\n\ntorch.manual_seed(0)  # the snippet's random inputs, the same at every golden\n\n"
+            f"{head}\n\n\n# What the thread's snippet exported (written by iree-regress harvest).\n"
+            f"def Model():\n    return {model}\n\n\ndef example_inputs():\n    return ({inputs}{',' if inputs else ''})\n")
+
+
+def _is_export(func: ast.expr) -> bool:
+    return ast.unparse(func) in ("aot.export", "export", "torch.export.export", "iree.turbine.aot.export")
+

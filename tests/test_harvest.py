@@ -206,3 +206,63 @@ def test_of_several_programs_the_one_named_as_the_commands_input_is_taken():
     assert "@bad" in program and origin == "MLIR block 1 of 2, named bad.mlir as the command's input"
     with pytest.raises(HarvestError, match="2 MLIR blocks"):  # a command that names neither: asked
         choose_program(read_thread(text.replace("iree-compile bad.mlir", "iree-compile other.mlir")), {})
+
+
+TORCH_THREAD = '''# Wrong results for a matmul exported with iree-turbine on llvm-cpu
+
+https://github.com/iree-org/iree/issues/4444
+
+The results mismatch PyTorch:
+
+```python
+import torch
+import iree.turbine.aot as aot
+
+class MatMul(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.relu(x @ y)
+
+x = torch.randn(2, 3)
+y = torch.randn(3, 4)
+exported = aot.export(MatMul(), x, y)
+exported.save_mlir("mm.mlir")
+```
+'''
+
+
+def test_a_pytorch_snippet_becomes_model_py_whose_golden_pytorch_makes(tmp_path):
+    """No MLIR block: the snippet that exports its module becomes model.py (its code up to
+    the export, `Model` and `example_inputs()` as the export was called), and the thread's
+    words make the bug wrong numbers. The model.py runs as the suite runs it (sandboxed)."""
+    from harness.harvest import bug_outcome, torch_model, torch_program
+    from harness.item import settings_with
+    from harness.stages import write_golden_sandboxed
+    from harness.toolchain import resolve
+
+    t = read_thread(TORCH_THREAD)
+    assert (len(t.programs), len(t.torch_snippets), bug_outcome(t)) == (0, 1, "compare-fail")
+    model, origin = torch_program(t)
+    assert origin == "the thread's PyTorch snippet 1 of 1 (model.py)"
+    assert "save_mlir" not in model and model.endswith("def example_inputs():\n    return (x, y,)\n")
+    (tmp_path / "case").mkdir()
+    (tmp_path / "case" / "model.py").write_text(model)
+    made = write_golden_sandboxed(tmp_path / "case" / "model.py", tmp_path / "case", settings_with(resolve()))
+    assert made.ok, made.detail
+    assert len(list((tmp_path / "case" / "inputs").glob("*.npy"))) == 2
+    # torch.export.export(model, (x, y)) and args=(...) spell the same inputs; no export: asked
+    assert torch_model(t.torch_snippets[0].replace("aot.export(MatMul(), x, y)",
+                                                   "torch.export.export(MatMul(), (x, y))")).endswith("(x, y,)\n")
+    with pytest.raises(HarvestError, match="defines M but exports nothing"):
+        torch_model("import torch\nclass M(torch.nn.Module):\n    pass\n")
+
+
+def test_a_real_pytorch_thread_cut_before_its_export_is_asked_about_never_guessed():
+    """iree-org/iree#20819 (the bug of case concat-emplaced-results-swapped), as saved: the
+    module is there, the script that made its inputs and exported it is cut short."""
+    from harness.harvest import bug_outcome, torch_program
+
+    t = read_thread((THREADS / "iree-20819-torch-snippet-cut-short.md").read_text())
+    assert (t.issue, len(t.programs), len(t.torch_snippets)) == ("iree-org/iree#20819", 0, 1)
+    assert bug_outcome(t) == "compare-fail"  # "Produces incorrect results"
+    with pytest.raises(HarvestError, match="defines IreeBadConcatenation but exports nothing"):
+        torch_program(t)

@@ -72,7 +72,8 @@ def cmd_harvest(args) -> int:
 
     from ..case import load_case
     from ..harvest import (HarvestError, bug_outcome, check_issue, choose_program, pass_args, quoted_match,
-                           read_thread, slug_of, target_and_flags)
+                           read_thread, slug_of, target_and_flags, torch_program)
+    from ..scaffold import targets_named
     from ..scaffold import ScaffoldError, new_case
     from .history import cmd_scan
 
@@ -86,7 +87,9 @@ def cmd_harvest(args) -> int:
             if not file or not Path(file).is_file():
                 raise HarvestError(f"--attach {spec!r}: NAME=FILE with FILE a saved program")
             attached[name] = Path(file).read_text(errors="replace")
-        program, origin = choose_program(t, attached)
+        # A PyTorch snippet is taken only where the thread has no MLIR program.
+        from_torch = not attached and not t.programs and bool(t.torch_snippets)
+        program, origin = torch_program(t) if from_torch else choose_program(t, attached)
     except (OSError, HarvestError) as e:
         print(f"harvest: {args.thread}: {e}", file=sys.stderr)
         return 2
@@ -94,6 +97,9 @@ def cmd_harvest(args) -> int:
     ir_args = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else None
     command = t.commands[0] if t.commands else t.opt_commands[0] if ir_args is not None else ["iree-compile"]
     target, flags, guessed = target_and_flags(command) if ir_args is None else ("cpu", [], "")
+    if from_torch and not t.commands:  # the snippet's own target (compile options), else cpu
+        named = targets_named("\n".join(t.torch_snippets))
+        target, guessed = (named[0], "") if named else ("cpu", "no target named: cpu")
     slug = args.slug or slug_of(t.title)
     print(f"harvest: {issue}: {t.title or '(no title)'}")
     print(f"  program: {origin}, {len(program.splitlines())} lines")
@@ -109,11 +115,12 @@ def cmd_harvest(args) -> int:
         print(f"harvest: {CASES_DIR / slug} already exists: give --slug", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="harvest-") as scratch:
-        (Path(scratch) / "program.mlir").write_text(program)
-        try:
+        source = Path(scratch) / ("model.py" if from_torch else "program.mlir")
+        source.write_text(program)
+        try:  # a torch case's golden is PyTorch eager on the snippet's inputs, made in the sandbox
             made = new_case(Path(scratch) / "cases", slug, [issue], t.title or None,
-                            from_mlir=Path(scratch) / "program.mlir", targets=[target], flags=flags,
-                            ir_args=ir_args)
+                            from_mlir=None if from_torch else source, from_torch=str(source) if from_torch else None,
+                            targets=[target], flags=flags, ir_args=ir_args)
         except ScaffoldError as e:
             print(f"harvest: {e}", file=sys.stderr)
             return 2
