@@ -347,3 +347,18 @@ def test_bundle_results_never_lose_a_bundle_or_pass_one_that_ran_nothing(tmp_pat
     (linked / "inputs" / "input0.npy").symlink_to(secret)
     record, _ = bundle_record(linked)
     assert record.outcome == "harness-error" and "a symlink" in record.message
+
+
+def test_a_command_past_its_time_kills_its_sandbox_and_the_next_runs_in_a_fresh_one():
+    """The sandbox shell bounds each command itself (no `timeout` process in front of every
+    module): a command past its time takes its sandbox with it, nothing of it keeps running,
+    and the commands after it still run."""
+    import subprocess
+
+    from harness.sandbox import SandboxShell, TIMED_OUT_CODE, probe, tool_env
+
+    _sandbox_or_skip()
+    with SandboxShell(probe(), [], devices=False, env=tool_env()) as shell:
+        assert shell.run(["sleep", "37"], shell.folder(), 1) == (TIMED_OUT_CODE, "killed after 1 s")
+        assert not subprocess.run(["pgrep", "-f", "sleep 37"], capture_output=True).stdout
+        assert shell.run(["sh", "-c", "echo said >&2; exit 3"], shell.folder(), 5) == (3, "said\n")
