@@ -174,7 +174,8 @@ def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:
     named = [j for j, names in enumerate(t.program_names) if names & inputs]
     if len(named) == 1:
         j = named[0]
-        return t.programs[j], f"MLIR block {j + 1} of {len(t.programs)}, named {', '.join(sorted(t.program_names[j] & inputs))} as the command's input"
+        name = ", ".join(sorted(t.program_names[j] & inputs))
+        return t.programs[j], f"MLIR block {j + 1} of {len(t.programs)}, named {name} as the command's input"
     if not t.programs:
         if t.links:
             raise HarvestError("the program is only linked, not in the text: "
@@ -250,15 +251,22 @@ def torch_model(snippet: str) -> str:
     model = ast.unparse(call.args[0])
     keyword = [kw.value for kw in call.keywords if kw.arg == "args"]
     given = keyword or call.args[1:]
-    if len(given) == 1 and isinstance(given[0], ast.Tuple) and (keyword or ast.unparse(call.func) == "torch.export.export"):
+    if len(given) == 1 and isinstance(given[0], ast.Tuple) and (keyword or _name(call.func) == "torch.export.export"):
         given = given[0].elts  # torch.export.export(model, (x, y)), aot.export(model, args=(x, y))
     inputs = ", ".join(ast.unparse(a) for a in given)
     head = "\n".join(snippet.splitlines()[: stmt.lineno - 1]).rstrip()
     return ("import torch\n\ntorch.manual_seed(0)  # the snippet's random inputs, the same at every golden\n\n"
             f"{head}\n\n\n# What the thread's snippet exported (written by iree-regress harvest).\n"
-            f"def Model():\n    return {model}\n\n\ndef example_inputs():\n    return ({inputs}{',' if inputs else ''})\n")
+            f"def Model():\n    return {model}\n\n\n"
+            f"def example_inputs():\n    return ({inputs}{',' if inputs else ''})\n")
+
+
+_EXPORTS = ("aot.export", "export", "torch.export.export", "iree.turbine.aot.export")
+
+
+def _name(func: ast.expr) -> str:
+    return ast.unparse(func)
 
 
 def _is_export(func: ast.expr) -> bool:
-    return ast.unparse(func) in ("aot.export", "export", "torch.export.export", "iree.turbine.aot.export")
-
+    return _name(func) in _EXPORTS

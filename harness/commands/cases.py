@@ -73,8 +73,7 @@ def cmd_harvest(args) -> int:
     from ..case import load_case
     from ..harvest import (HarvestError, bug_outcome, check_issue, choose_program, pass_args, quoted_match,
                            read_thread, slug_of, target_and_flags, torch_program)
-    from ..scaffold import targets_named
-    from ..scaffold import ScaffoldError, new_case
+    from ..scaffold import ScaffoldError, new_case, targets_named
     from .history import cmd_scan
 
     try:
@@ -157,13 +156,13 @@ def cmd_harvest(args) -> int:
 def _mark_unreproduced(case_dir: Path, thread, releases: list[str]) -> None:
     """A harvested case no release reproduced, kept (--keep): its [history] says so and
     what was measured, so lint passes it and prove never calls it PROVEN."""
-    from ..history.casefile import toml_value
+    from ..history.casefile import toml_value, write_atomic
 
     manifest = case_dir / "case.toml"
     reason = (f"harvested from the thread: no release {releases[0]}..{releases[-1]} showed "
               + (f"its failure ({thread.quoted})" if thread.quoted else "a failure")
               + (f"; the reporter ran {thread.version}" if thread.version else ""))
-    manifest.write_text(manifest.read_text().replace(
+    write_atomic(manifest, manifest.read_text().replace(
         'status = "unknown"', f'status = "unreproduced"\nreason = {toml_value(reason)}', 1))
     print(f"harvest: kept as unreproduced: {reason}")
 
