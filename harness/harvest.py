@@ -17,6 +17,10 @@ THREAD is an issue's text: the markdown body saved from the browser, or what
                                 nn.Module and exporting it (aot.export, torch.export.export)
                                 becomes model.py: its code up to the export, then `Model`
                                 and `example_inputs()` naming what the export was given
+    stated results              `check.expect_eq_const` / `check.expect_almost_eq_const` in
+                                the program (an iree-check-module test, which PyPI's runtime
+                                lacks): the program returns the checked values instead, and
+                                the stated values, with the check's atol, become the golden
     the quoted failure          the first `error:` line outside the program
     links                       attachments and gists: a program only linked is asked for
                                 with --attach, never fetched or guessed
@@ -61,7 +65,7 @@ _ERROR = re.compile(r"(?:^`?|:\s)error:\s*(.+?)`?$", re.M)
 _CRASH = re.compile(r"\bcrash|Stack dump|Assertion .* failed|Segmentation fault|SIG(?:SEGV|FPE|ABRT|BUS)", re.I)
 # Flags that are about where output goes or what is printed, not about the bug.
 _DROPPED = ("--output", "--mlir-print", "--mlir-elide", "--dump", "--iree-hal-dump",
-            "--mlir-pass-pipeline-crash-reproducer", "--iree-llvmcpu-target-cpu", "--mlir-disable-threading",
+            "--mlir-pass-pipeline-crash-reproducer", "--mlir-disable-threading",
             "--iree-hal-target-backends", "--iree-hal-target-device", "--iree-hal-local-target-device-backends",
             "--compile-to", "--output-format", "--iree-vm-bytecode-module-output-format")
 
@@ -129,12 +133,13 @@ def read_thread(text: str, repo: str = "") -> Thread:
 
 def _command_lines(text: str, tool: str) -> list[str]:
     """Each `TOOL ...` command (a path before the tool's name is fine), backslash
-    continuations joined."""
+    continuations joined, up to the next command of its line (`&&`, `;`, `|`)."""
     joined = re.sub(r"\\\n\s*", " ", text)
     found = (re.search(rf"(?<![\w-]){re.escape(tool)} ", line) for line in joined.splitlines())
     # A command quoted inline in prose (`iree-compile ... x.mlir`) ends at its backtick.
-    return [m.string[m.start():].split("`")[0] if m.string[:m.start()].endswith("`") else m.string[m.start():]
-            for m in found if m]
+    lines = [m.string[m.start():].split("`")[0] if m.string[:m.start()].endswith("`") else m.string[m.start():]
+             for m in found if m]
+    return [re.split(r"\s(?:&&|\|\||;|\|)\s", line, maxsplit=1)[0] for line in lines]
 
 
 def _argv(line: str) -> list[str]:
@@ -150,7 +155,9 @@ def target_and_flags(command: list[str]) -> tuple[str, list[str], str]:
     the target as an [[ir]] check's flags name it (targets.target_of_flags)."""
     words = command[1:]
     target = target_of_flags(words)
-    kept = [w for w in words if w.startswith("--") and not w.split("=", 1)[0].startswith(_DROPPED)]
+    # The host CPU is the cpu profile's own; another CPU (`generic`, `znver4`) may be the bug's.
+    kept = [w for w in words if w.startswith("--") and not w.split("=", 1)[0].startswith(_DROPPED)
+            and w != "--iree-llvmcpu-target-cpu=host"]
     return target or "cpu", kept, "" if target else "no target the harness runs is named: cpu"
 
 
@@ -270,3 +277,79 @@ def _name(func: ast.expr) -> str:
 
 def _is_export(func: ast.expr) -> bool:
     return _name(func) in _EXPORTS
+
+
+@dataclass
+class Stated:
+    """What a check op says a value must be: the thread's own statement of the correct result."""
+    value: str  # the SSA value checked
+    type: str  # its tensor type
+    literal: str  # the dense<...> contents
+    atol: float  # 0 for expect_eq_const
+
+
+_CHECK = re.compile(r"^[ \t]*check\.(expect_eq_const|expect_almost_eq_const)\((%[\w.$-]+),\s*dense<(.+?)>\s*:"
+                    r"\s*(tensor<[^>]+>)(?:,\s*atol\s*([\d.eE+-]+))?\)\s*:\s*tensor<[^>]+>[ \t]*\n", re.M)
+_NO_RESULTS = re.compile(r"(func\.func\s+@[\w$.-]+\(\s*\))\s*(?:->\s*\(\s*\))?\s*\{")
+_BARE_RETURN = re.compile(r"^([ \t]*)return[ \t]*$", re.M)
+
+
+def stated_results(program: str) -> tuple[str, list[Stated]]:
+    """(the program returning what its check ops checked, what they say it must be); the
+    program unchanged and [] when it holds no check op. HarvestError for a form this does
+    not rewrite (arguments, several functions, checks of something else)."""
+    checks = list(_CHECK.finditer(program))
+    if not checks:
+        if "check.expect" in program:
+            raise HarvestError("the program checks its results with check ops in a form harvest does not read "
+                               "(only check.expect_eq_const / expect_almost_eq_const of a dense constant)")
+        return program, []
+    if len(_NO_RESULTS.findall(program)) != 1 or len(_BARE_RETURN.findall(program)) != 1:
+        raise HarvestError("the program's check ops are not in one function without arguments or results: "
+                           "rewrite it to return the checked values and give --attach NAME=FILE")
+    stated = [Stated(m.group(2), m.group(4), m.group(3), float(m.group(5) or (1e-4 if "almost" in m.group(1) else 0)))
+              for m in checks]
+    body = _CHECK.sub("", program)
+    types = ", ".join(s.type for s in stated)
+    body = _NO_RESULTS.sub(lambda m: f"{m.group(1)} -> ({types}) {{", body, count=1)
+    body = _BARE_RETURN.sub(lambda m: f"{m.group(1)}return {', '.join(s.value for s in stated)} : {types}", body,
+                            count=1)
+    return body, stated
+
+
+def stated_reference(stated: list[Stated]) -> str:
+    """reference.py whose reference() is the values the thread's check ops state (torch
+    tensors of the checked types): the golden iree-regress golden writes, never IREE's."""
+    lines = ["# The values the thread's check ops state as correct (written by iree-regress harvest);",
+             "# the program takes no inputs.", "import torch", "", "", "def example_inputs():", "    return ()",
+             "", "", "def reference():"]
+    outs = []
+    for j, s in enumerate(stated):
+        shape, dtype = _tensor_type(s.type)
+        lines.append(f"    out{j} = torch.tensor({_literal(s.literal)}, dtype=torch.{dtype})"
+                     f".expand({shape}).clone()" if shape else
+                     f"    out{j} = torch.tensor({_literal(s.literal)}, dtype=torch.{dtype})")
+        outs.append(f"out{j}")
+    lines.append(f"    return {', '.join(outs)}" + ("," if len(outs) == 1 else ""))
+    return "\n".join(lines) + "\n"
+
+
+_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64", "i8": "int8", "i16": "int16",
+           "i32": "int32", "i64": "int64", "i1": "bool", "ui8": "uint8"}
+
+
+def _tensor_type(text: str) -> tuple[list[int], str]:
+    *dims, element = text[len("tensor<"):-1].split("x")
+    if element not in _DTYPES or not all(d.isdigit() for d in dims):
+        raise HarvestError(f"a checked value of type {text}: harvest reads static tensors of "
+                           f"{', '.join(_DTYPES)}")
+    return [int(d) for d in dims], _DTYPES[element]
+
+
+def _literal(text: str) -> str:
+    """A dense<...> literal as Python (a splat stays a scalar, expanded to the shape)."""
+    text = text.strip()
+    if re.search(r"0x[0-9A-Fa-f]|\"", text):
+        raise HarvestError(f"dense<{text}>: hex or string literals are not read; give --attach NAME=FILE")
+    return text.replace("true", "True").replace("false", "False")
+

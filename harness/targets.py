@@ -154,7 +154,7 @@ def compile_flags(target: str, opt_level: str, release: Version,
 
 # How an IR check's own flags name the target they compile for.
 _TARGET_IN_FLAGS = (
-    ("cpu", re.compile(r"^--iree-hal-(?:local-target-device-backends|target-backends)=llvm-cpu$")),
+    ("cpu", re.compile(r"^--iree-hal-(?:local-target-device-backends|target-backends|target-device)=llvm-cpu$")),
     ("vulkan", re.compile(r"^--iree-hal-target-(?:device|backends)=vulkan")),
     ("hip", re.compile(r"^--iree-hal-target-(?:device|backends)=(?:hip|rocm)")),
     ("cuda", re.compile(r"^--iree-hal-target-(?:device|backends)=cuda")),

@@ -266,3 +266,25 @@ def test_a_real_pytorch_thread_cut_before_its_export_is_asked_about_never_guesse
     assert bug_outcome(t) == "compare-fail"  # "Produces incorrect results"
     with pytest.raises(HarvestError, match="defines IreeBadConcatenation but exports nothing"):
         torch_program(t)
+
+
+def test_check_ops_state_the_golden_and_the_program_returns_what_they_checked(tmp_path):
+    """iree-org/iree#20163: an iree-check-module test (PyPI's runtime has no
+    iree-check-module). The program returns the checked value; the check's 0.5 and atol
+    0.01 are the golden, made by PyTorch from reference.py; the issue's generic CPU is
+    kept, and the command ends before `&& iree-check-module ...`."""
+    from harness.harvest import stated_reference, stated_results
+
+    t = read_thread((THREADS / "iree-20163-check-op-stated-result.md").read_text())
+    program, stated = stated_results(choose_program(t, {})[0])
+    assert "check." not in program and "func.func @test_trunc_f32_f16() -> (tensor<1xf16>) {" in program
+    assert "return %result : tensor<1xf16>" in program
+    assert [(s.value, s.type, s.literal, s.atol) for s in stated] == [("%result", "tensor<1xf16>", "[0.5]", 0.01)]
+    assert target_and_flags(t.commands[0]) == ("cpu", ["--iree-llvmcpu-target-cpu=generic"], "")
+    namespace = {}
+    exec(stated_reference(stated), namespace)
+    (out,) = namespace["reference"]()
+    assert out.tolist() == [0.5] and str(out.dtype) == "torch.float16" and namespace["example_inputs"]() == ()
+    with pytest.raises(HarvestError, match="not in one function without arguments"):
+        stated_results(program.replace("@test_trunc_f32_f16()", "@test_trunc_f32_f16(%a: tensor<1xf32>)")
+                       + "  check.expect_eq_const(%result, dense<[1.0]> : tensor<1xf16>) : tensor<1xf16>\n")

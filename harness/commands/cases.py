@@ -72,7 +72,7 @@ def cmd_harvest(args) -> int:
 
     from ..case import load_case
     from ..harvest import (HarvestError, bug_outcome, check_issue, choose_program, pass_args, quoted_match,
-                           read_thread, slug_of, target_and_flags, torch_program)
+                           read_thread, slug_of, stated_reference, stated_results, target_and_flags, torch_program)
     from ..scaffold import ScaffoldError, new_case, targets_named
     from .history import cmd_scan
 
@@ -89,6 +89,8 @@ def cmd_harvest(args) -> int:
         # A PyTorch snippet is taken only where the thread has no MLIR program.
         from_torch = not attached and not t.programs and bool(t.torch_snippets)
         program, origin = torch_program(t) if from_torch else choose_program(t, attached)
+        # check ops state the correct results: the program returns what they checked instead
+        program, stated = (program, []) if from_torch else stated_results(program)
     except (OSError, HarvestError) as e:
         print(f"harvest: {args.thread}: {e}", file=sys.stderr)
         return 2
@@ -108,27 +110,38 @@ def cmd_harvest(args) -> int:
     else:
         print(f"  an IR case: iree-opt {' '.join(ir_args)} must complete (no iree-compile command quoted)")
     print(f"  the reporter ran: {t.version or '(not said)'}")
+    outcome = WRONG_NUMBERS if stated else bug_outcome(t)
+    if stated:
+        print(f"  the correct results: {len(stated)} value(s) its check ops state "
+              f"({', '.join(f'{s.value} = dense<{s.literal}>, atol {s.atol:g}' for s in stated)}): the golden")
     print(f"  the thread quotes: {t.quoted or '(no error line)'}; it reports "
-          + (bug_outcome(t) or "no outcome: the releases decide"))
+          + (outcome or "no outcome: the releases decide"))
     if (CASES_DIR / slug).exists():
         print(f"harvest: {CASES_DIR / slug} already exists: give --slug", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="harvest-") as scratch:
         source = Path(scratch) / ("model.py" if from_torch else "program.mlir")
         source.write_text(program)
-        try:  # a torch case's golden is PyTorch eager on the snippet's inputs, made in the sandbox
+        reference = Path(scratch) / "reference.py" if stated else None
+        if reference:
+            reference.write_text(stated_reference(stated))
+        atol = max((s.atol for s in stated), default=1e-5)
+        try:  # a golden is PyTorch's (the snippet's, or the values the thread states), made in the sandbox
             made = new_case(Path(scratch) / "cases", slug, [issue], t.title or None,
                             from_mlir=None if from_torch else source, from_torch=str(source) if from_torch else None,
-                            targets=[target], flags=flags, ir_args=ir_args)
+                            reference=reference, targets=[target], flags=flags, ir_args=ir_args,
+                            tolerance=(atol, 0.0) if stated else (1e-5, 1e-5),
+                            tolerance_reason=f"the thread's check op: atol {atol:g}" if atol > 1e-2 else "")
         except ScaffoldError as e:
             print(f"harvest: {e}", file=sys.stderr)
             return 2
+        _say_where_it_came_from(made / "README.md", issue, origin, bool(stated))
         if not args.no_scan:
             # The failure the thread quotes first; what the releases print when they print
             # something else (said below). Release runs are cached: the second scan is cheap.
             for match in dict.fromkeys((quoted_match(t.quoted), None)):
                 scan = argparse.Namespace(write=True, force=False, versions=None, items=None, window_issue=[],
-                                          bad_outcome=bug_outcome(t), bad_match=match, find_links=args.find_links,
+                                          bad_outcome=outcome, bad_match=match, find_links=args.find_links,
                                           no_index=args.no_index)
                 if cmd_scan(scan, load_case(made / "case.toml", require_golden=False)) == 0 and \
                         load_case(made / "case.toml", require_golden=False).history.windows:
@@ -151,6 +164,20 @@ def cmd_harvest(args) -> int:
     print(f"harvest: wrote {CASES_DIR / slug}; next: iree-regress "
           + (f"prove {slug} --scan --write" if args.no_scan else f"prove {slug} && iree-regress lint {slug}"))
     return 0
+
+
+def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool) -> None:
+    """The scaffold's README says its program came from a file; a harvested one came from
+    the thread, and where a golden came from is said in the case's own words."""
+    text = readme.read_text()
+    start = text.index("## The reproducer")
+    end = text.index("## Measured", start)
+    said = (f"## The reproducer\n\nHarvested from {issue}'s text by `iree-regress harvest`: {origin}.")
+    if stated:
+        said += (" The program ended in check ops (an iree-check-module test); it returns the values they "
+                 "checked instead, and the golden (`expected/`, through `reference.py`) is what those ops state "
+                 "as correct. No IREE release's output is a golden.")
+    readme.write_text(text[:start] + said + "\n\n" + text[end:])
 
 
 def _mark_unreproduced(case_dir: Path, thread, releases: list[str]) -> None:
