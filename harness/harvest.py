@@ -1,7 +1,8 @@
 """`iree-regress harvest THREAD`: an upstream report, as pasted, read into what a case needs.
 
 THREAD is an issue's text: the markdown body saved from the browser, or what
-`gh issue view N -R owner/repo --comments` prints. From it:
+`gh issue view N -R owner/repo --comments` prints (fetch_thread runs that for
+`--issue owner/repo#N` alone, where gh and the network are there). From it:
 
     the title and the issue     a `# ` heading or gh's `title:`; a github.com issue URL or
                                 gh's `number:` with --issue's repository
@@ -35,6 +36,8 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+import shutil
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -227,6 +230,26 @@ def slug_of(title: str) -> str:
     words = re.findall(r"[a-z0-9]+", title.lower())
     stop = {"the", "a", "an", "of", "in", "on", "for", "to", "with", "and", "is", "when", "that"}
     return "-".join([w for w in words if w not in stop][:7]) or "harvested-case"
+
+
+def fetch_thread(issue: str) -> str:
+    """The text of owner/repo#N as `gh issue view N -R owner/repo --comments` prints it;
+    HarvestError when there is no gh, no network or no login (then save the text by hand)."""
+    if not ISSUE_REF.fullmatch(issue or ""):
+        raise HarvestError("without THREAD, --issue owner/repo#N names the issue to fetch")
+    repo, number = issue.split("#")
+    gh = shutil.which("gh")
+    if gh is None:
+        raise HarvestError("fetching an issue needs gh (the GitHub CLI); or save its text and give it as THREAD")
+    try:
+        proc = subprocess.run([gh, "issue", "view", number, "-R", repo, "--comments"], capture_output=True,
+                              text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise HarvestError(f"gh issue view {number} -R {repo}: no answer in 120 s") from None
+    if proc.returncode != 0:
+        said = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        raise HarvestError(f"gh issue view {number} -R {repo}: {said}")
+    return proc.stdout
 
 
 def check_issue(issue: str) -> str:

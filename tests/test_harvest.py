@@ -288,3 +288,32 @@ def test_check_ops_state_the_golden_and_the_program_returns_what_they_checked(tm
     with pytest.raises(HarvestError, match="not in one function without arguments"):
         stated_results(program.replace("@test_trunc_f32_f16()", "@test_trunc_f32_f16(%a: tensor<1xf32>)")
                        + "  check.expect_eq_const(%result, dense<[1.0]> : tensor<1xf16>) : tensor<1xf16>\n")
+
+
+FAKE_GH = """#!/bin/sh
+# gh issue view N -R owner/repo --comments, as gh prints it (a saved thread's body)
+[ "$1 $2 $4 $5" = "issue view -R iree-org/iree" ] && [ "$6" = "--comments" ] || {{ echo "unexpected: $*" >&2; exit 2; }}
+[ "$3" = "16780" ] || {{ echo "GraphQL: Could not resolve to an issue with the number of $3." >&2; exit 1; }}
+printf 'title:\\t%s\\nnumber:\\t%s\\n--\\n' "uniform_dequantize is marked illegal for llvm-cpu" "$3"
+cat {body}
+"""
+
+
+def test_without_thread_the_issue_is_fetched_with_gh(tmp_path, monkeypatch, capsys):
+    """`harvest --issue owner/repo#N` alone runs gh (here a fake printing a saved thread in
+    gh's format); gh missing or failing is one line, nothing written."""
+    import os
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(FAKE_GH.format(body=THREADS / "iree-16780-uniform-dequantize.md"))
+    (bin_dir / "gh").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["harvest", "--issue", "iree-org/iree#16780", "--no-scan", "--slug", "uniform-deq"]) == 0
+    assert 'issues = ["iree-org/iree#16780"]' in (tmp_path / "cases" / "uniform-deq" / "case.toml").read_text()
+    assert cli_main(["harvest", "--issue", "iree-org/iree#1"]) == 2
+    assert "gh issue view 1 -R iree-org/iree: GraphQL: Could not resolve" in capsys.readouterr().err
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert cli_main(["harvest", "--issue", "iree-org/iree#16780"]) == 2
+    assert "fetching an issue needs gh" in capsys.readouterr().err

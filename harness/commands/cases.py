@@ -50,10 +50,11 @@ def add_harvest_parser(sub) -> None:
     from .history import release_source_options
 
     h = sub.add_parser("harvest", help="an upstream report's text -> a case, scanned over the releases")
-    h.add_argument("thread", type=Path, help="the issue's text: markdown saved from the browser, or "
-                                             "`gh issue view N -R owner/repo --comments`")
-    h.add_argument("--issue", default=None, help="owner/repo#N (default: the one the text names), or "
-                                                 "owner/repo to complete gh's `number:`")
+    h.add_argument("thread", type=Path, nargs="?", help="the issue's text: markdown saved from the browser, or "
+                                                        "`gh issue view N -R owner/repo --comments` (default: "
+                                                        "--issue fetched with gh)")
+    h.add_argument("--issue", default=None, help="owner/repo#N (default: the one the text names; without "
+                                                 "THREAD, fetched with gh), or owner/repo to complete gh's `number:`")
     h.add_argument("--slug", default=None, help="the case's folder (default: from the title)")
     h.add_argument("--attach", action="append", default=[], metavar="NAME=FILE",
                    help="a program the thread only links to, saved as FILE")
@@ -71,14 +72,16 @@ def cmd_harvest(args) -> int:
     import tempfile
 
     from ..case import load_case
-    from ..harvest import (HarvestError, bug_outcome, check_issue, choose_program, pass_args, quoted_match,
-                           read_thread, slug_of, stated_reference, stated_results, target_and_flags, torch_program)
+    from ..harvest import (HarvestError, bug_outcome, check_issue, choose_program, fetch_thread, pass_args,
+                           quoted_match, read_thread, slug_of, stated_reference, stated_results, target_and_flags,
+                           torch_program)
     from ..scaffold import ScaffoldError, new_case, targets_named
     from .history import cmd_scan
 
     try:
         repo = (args.issue or "").split("#")[0]
-        t = read_thread(args.thread.read_text(errors="replace"), repo)
+        text = args.thread.read_text(errors="replace") if args.thread else fetch_thread(args.issue)
+        t = read_thread(text, repo)
         issue = check_issue(args.issue if args.issue and "#" in args.issue else t.issue)
         attached = {}
         for spec in args.attach:
@@ -92,7 +95,7 @@ def cmd_harvest(args) -> int:
         # check ops state the correct results: the program returns what they checked instead
         program, stated = (program, []) if from_torch else stated_results(program)
     except (OSError, HarvestError) as e:
-        print(f"harvest: {args.thread}: {e}", file=sys.stderr)
+        print(f"harvest: {args.thread or args.issue}: {e}", file=sys.stderr)
         return 2
     # An iree-compile command makes the matrix items; with only iree-opt, its passes are an IR check.
     ir_args = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else None
