@@ -19,7 +19,9 @@ from packaging.version import InvalidVersion, Version
 from .outcomes import parse_stage_outcome
 from .targets import DEFAULT_TARGETS, OPT_LEVELS, TARGETS, family_of
 
-KINDS = ("numeric", "compile", "ir")
+# numeric: compile, run, compare with the golden; compile: compile only; run: compile and
+# run on inputs/ with no golden (a run-time failure is the bug); ir: [[ir]] checks only.
+KINDS = ("numeric", "compile", "run", "ir")
 COMPARE_MODES = ("values", "indices")
 IR_TOOLS = ("iree-opt", "iree-compile")
 FAMILIES = ("transpose", "topk", "scatter", "attention", "other")

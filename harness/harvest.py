@@ -18,6 +18,9 @@ THREAD is an issue's text: the markdown body saved from the browser, or what
                                 nn.Module and exporting it (aot.export, torch.export.export)
                                 becomes model.py: its code up to the export, then `Model`
                                 and `example_inputs()` naming what the export was given
+    a run                       an `iree-run-module ...` line: its `--input=` values become
+                                inputs/ and the case runs with no golden (kind "run"), the
+                                bug being how the run fails
     stated results              `check.expect_eq_const` / `check.expect_almost_eq_const` in
                                 the program (an iree-check-module test, which PyPI's runtime
                                 lacks): the program returns the checked values instead, and
@@ -63,6 +66,7 @@ _WRONG = re.compile(r"\b(?:wrong|incorrect|mismatch\w*|inaccurate|differ\w*)\b.{
 _MLIR_NAME = re.compile(r"([\w.-]+\.mlir)\b")
 _NAMED_WITHIN = 300  # characters before a block where its file name may be said
 _DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (?:error|warning|note):", re.M)
+_STATUS = re.compile(r"\b([A-Z][A-Z_]{3,}; [^`\n]+)")  # iree-run-module's "INVALID_ARGUMENT; ..."
 _ERROR = re.compile(r"(?:^`?|:\s)error:\s*(.+?)`?$", re.M)
 # A thread that reports the compiler dying, not diagnosing.
 _CRASH = re.compile(r"\bcrash|Stack dump|Assertion .* failed|Segmentation fault|SIG(?:SEGV|FPE|ABRT|BUS)", re.I)
@@ -85,12 +89,14 @@ class Thread:
     program_names: list[set[str]] = field(default_factory=list)  # file names said just before each
     commands: list[list[str]] = field(default_factory=list)  # iree-compile argv, tokenized
     opt_commands: list[list[str]] = field(default_factory=list)  # iree-opt argv, tokenized
+    run_commands: list[list[str]] = field(default_factory=list)  # iree-run-module argv, tokenized
     version: str = ""  # the release or candidate the reporter ran, when the text says
     quoted: str = ""  # the first error line the thread quotes
     crash: bool = False  # it reports a compiler crash (the scan looks for compile-crash)
     links: list[str] = field(default_factory=list)  # attachments and gists
     torch_snippets: list[str] = field(default_factory=list)  # Python blocks defining an nn.Module
     wrong_numbers: bool = False  # it says the results are wrong (mismatch, incorrect, ...)
+    compiler_failed: bool = False  # a diagnostic of the program's file, or iree-compile's stack dump
 
 
 def read_thread(text: str, repo: str = "") -> Thread:
@@ -119,17 +125,19 @@ def read_thread(text: str, repo: str = "") -> Thread:
             t.torch_snippets.append(body.rstrip() + "\n")
             prose = prose.replace(body, "")
     # A command has flags; "running iree-compile on a model" in prose is not one.
-    t.commands, t.opt_commands = ([argv for argv in map(_argv, _command_lines(prose, tool))
-                                   if any(a.startswith("-") and len(a) > 1 for a in argv[1:])]
-                                  for tool in ("iree-compile", "iree-opt"))
+    t.commands, t.opt_commands, t.run_commands = (
+        [argv for argv in map(_argv, _command_lines(prose, tool)) if any(a.startswith("-") and len(a) > 1
+                                                                         for a in argv[1:])]
+        for tool in ("iree-compile", "iree-opt", "iree-run-module"))
     version = _VERSION.search(text)
     t.version = next(g for g in version.groups() if g).rstrip(".,)") if version else ""
     if re.fullmatch(r"[0-9a-f]{40}", t.version):
         t.version = f"iree-org/iree@{t.version[:12]}"
-    error = _ERROR.search(prose)
+    error = _ERROR.search(prose) or _STATUS.search(prose)  # a diagnostic, else a runtime status
     t.quoted = error.group(1).strip() if error else ""
     t.crash = bool(_CRASH.search(t.title + "\n" + prose))
     t.wrong_numbers = bool(_WRONG.search(t.title + "\n" + prose))
+    t.compiler_failed = bool(re.search(r"\.mlir:\d+:\d+: error:|Program arguments:\s*\S*iree-(?:compile|opt)", prose))
     t.links = list(dict.fromkeys(_LINK.findall(text)))
     return t
 
@@ -196,6 +204,42 @@ def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:
                        "compiles; save the one that reproduces and give --attach NAME=FILE")
 
 
+def fails_at_run_time(t: Thread) -> bool:
+    """A thread that runs its module and whose failure is not the compiler's (no diagnostic
+    of the program's file, no compiler stack dump): the bug is how the run fails."""
+    return bool(t.run_commands) and not t.compiler_failed
+
+
+def run_inputs(command: list[str]) -> list:
+    """The `--input=` values of an iree-run-module command as numpy arrays, in order
+    (`2x3xf32=1 2 3 4 5 6`, `4xi32=[1 2 3 4]`, one value filling its shape, `4xf32` zeros).
+    HarvestError for a value read from a file (the thread names it only) or with no type."""
+    import numpy as np
+
+    arrays = []
+    for word in command[1:]:
+        if not word.startswith("--input="):
+            continue
+        value = word[len("--input="):]
+        if value.startswith("@"):
+            raise HarvestError(f"the run reads {value[1:]}, which the thread only names: give the values "
+                               "(--input=SHAPExTYPE=...) or write the case by hand")
+        spec, _, data = value.partition("=")
+        *dims, element = spec.split("x")
+        if element not in _DTYPES or not all(d.isdigit() for d in dims):
+            raise HarvestError(f"--input={value}: harvest reads SHAPExTYPE=VALUES of {', '.join(_DTYPES)}")
+        shape = [int(d) for d in dims]
+        numbers = re.findall(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf|nan|true|false)", data)
+        dtype = np.dtype(_DTYPES[element]) if element != "bf16" else np.dtype("float32")
+        values = [v == "true" if v in ("true", "false") else float(v) for v in numbers] or [0]
+        count = int(np.prod(shape)) if shape else 1
+        if len(values) not in (1, count):
+            raise HarvestError(f"--input={value}: {len(values)} values for shape {shape}")
+        arrays.append(np.full(shape, values[0], dtype) if len(values) == 1 else
+                      np.array(values, dtype).reshape(shape))
+    return arrays
+
+
 def torch_program(t: Thread) -> tuple[str, str]:
     """(model.py, where it came from) from the first PyTorch snippet that exports its
     module, or HarvestError saying why none does."""
@@ -212,7 +256,7 @@ def bug_outcome(t: Thread) -> str | None:
     """The outcome the thread reports: a crash, a diagnostic, wrong numbers (a PyTorch
     snippet whose thread says its results are wrong), or None (the scan infers it); of the
     IR check for an iree-opt thread, else of the compile."""
-    stage = "ir" if t.opt_commands and not t.commands else "compile"
+    stage = "ir" if t.opt_commands and not t.commands else "run" if fails_at_run_time(t) else "compile"
     if t.crash:
         return stage_outcome(stage, CRASHED)
     if t.quoted:

@@ -45,7 +45,8 @@ from .sweep.materialize import materialize
 from .sweep.spec import SWEEPS_DIR, Sweep, Variant, load_sweep
 from .toolchain import ToolchainError, resolve
 KIND_MARKERS = {"numeric": "compiles, runs and compares with PyTorch",
-                "compile": "compile-only case", "ir": "IR-level FileCheck check"}
+                "compile": "compile-only case", "run": "compiles and runs, no golden (a run-time failure case)",
+                "ir": "IR-level FileCheck check"}
 
 
 def _csv(allowed):

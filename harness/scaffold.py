@@ -123,19 +123,20 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
              from_torch: str | None = None, function: str | None = None, family: str | None = None,
              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5),
              tolerance_reason: str = "", targets: list[str] | None = None, flags: list[str] = (),
-             ir_args: list[str] | None = None) -> Path:
+             ir_args: list[str] | None = None, run_inputs: list | None = None) -> Path:
     """found_by: a case the suite found itself (a sweep variant) needs no issue yet.
     family / targets: None = what the program shows (its ops; the targets it names, else
     cpu alone: a scan of targets the reproducer never named costs four times as much).
-    ir_args: an IR case of an MLIR program: iree-opt with these args must complete."""
+    ir_args: an IR case of an MLIR program: iree-opt with these args must complete.
+    run_inputs: a run case of an MLIR program (no golden): these arrays are its inputs/."""
     if not SLUG.fullmatch(slug):
         raise ScaffoldError(f"slug {slug!r}: use lower-case words joined by '-'")
     if (not issues and not found_by) or any(not ISSUE_REF.fullmatch(i) for i in issues):
         raise ScaffoldError(f"--issue must be owner/repo#N, got {issues or 'nothing'}")
     if (from_mlir is None) == (from_torch is None):
         raise ScaffoldError("give exactly one of --from-mlir and --from-torch")
-    if ir_args is not None and (from_mlir is None or reference is not None):
-        raise ScaffoldError("an IR case is an MLIR program with no reference")
+    if (ir_args is not None or run_inputs is not None) and (from_mlir is None or reference is not None):
+        raise ScaffoldError("an IR or run case is an MLIR program with no reference")
     unknown = [t for t in targets or () if t not in TARGETS]
     if unknown:
         raise ScaffoldError(f"--target {','.join(unknown)}: not a target ({', '.join(TARGETS)})")
@@ -155,6 +156,12 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             if ir_args is not None:
                 (case_dir / "checks").mkdir()
                 (case_dir / IR_CHECKS_FILE).write_text(_ir_checks(text, entry))
+            if run_inputs is not None:  # the values the report ran it on, as given
+                import numpy as np
+
+                (case_dir / "inputs").mkdir()
+                for i, array in enumerate(run_inputs):
+                    np.save(case_dir / "inputs" / f"input{i}.npy", array)
             if golden:
                 shutil.copy(reference, case_dir / "reference.py")
                 lines.append('reference = "reference.py"')
@@ -170,7 +177,8 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             golden = True
             note = (f"`model.py` comes from {Path(module_path).name} (TODO: say which issue "
                     "it reproduces and how it was reduced).")
-        kind = "numeric" if golden else "ir" if ir_args is not None else "compile"
+        kind = ("numeric" if golden else "ir" if ir_args is not None else "run" if run_inputs is not None
+                else "compile")
         family = family or guess_family(text)
         targets = list(targets or targets_named(text) or ["cpu"])
         (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines, family, found_by, tolerance,

@@ -317,3 +317,61 @@ def test_without_thread_the_issue_is_fetched_with_gh(tmp_path, monkeypatch, caps
     monkeypatch.setenv("PATH", "/nonexistent")
     assert cli_main(["harvest", "--issue", "iree-org/iree#16780"]) == 2
     assert "fetching an issue needs gh" in capsys.readouterr().err
+
+
+RUN_THREAD = """# iree-run-module fails on a valid input for a dynamic reshape on llvm-cpu
+
+https://github.com/iree-org/iree/issues/4545
+
+```mlir
+func.func @main(%arg0: tensor<?xf32>) -> tensor<?xf32> {
+  return %arg0 : tensor<?xf32>
+}
+```
+
+```
+iree-compile --iree-hal-target-backends=llvm-cpu repro.mlir -o repro.vmfb
+iree-run-module --module=repro.vmfb --device=local-task --function=main --input="4xf32=1 2 3 4"
+```
+gives `INVALID_ARGUMENT; tensor shape mismatch` at run time.
+"""
+
+# Over fake releases: every compile succeeds; the bug's releases' runtime rejects the input.
+FAKE_RUN = """#!{python}
+import os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+version, mode = open(os.path.join(here, "behaviour")).read().split()
+if "--version" in sys.argv:
+    print(f"IREE compiler version {{version}} @ 0123abcd"); sys.exit(0)
+if os.path.basename(sys.argv[0]) == "iree-compile":
+    open(sys.argv[sys.argv.index("-o") + 1], "wb").write(b"PK\\x03\\x04" + b"\\0" * 64); sys.exit(0)
+if mode == "bug":
+    print("iree/runtime/src/iree/hal/buffer_view.c:42: INVALID_ARGUMENT; tensor shape mismatch", file=sys.stderr)
+    sys.exit(1)
+print("EXEC @main")
+"""
+
+
+def test_a_run_thread_becomes_a_run_case_on_the_values_it_ran(releases, tmp_path, capsys):
+    """An iree-run-module failure: the case runs the module on the thread's --input values,
+    with no golden (kind run), and its window is the releases whose run fails that way."""
+    import sys
+
+    import numpy as np
+
+    for build in releases.builds.iterdir():
+        for tool in ("iree-compile", "iree-run-module"):
+            (build / tool).write_text(FAKE_RUN.format(python=sys.executable))
+    (tmp_path / "thread.md").write_text(RUN_THREAD)
+    assert cli_main(["harvest", "thread.md", "--slug", "run-shape"]) == 0
+    out = capsys.readouterr().out
+    assert "a run case: 1 input(s) from the thread's iree-run-module command, no golden" in out
+    assert "the thread quotes: INVALID_ARGUMENT; tensor shape mismatch; it reports run-fail" in out
+    case = tmp_path / "cases" / "run-shape"
+    text = (case / "case.toml").read_text()
+    assert 'kind = "run"' in text and 'bad_outcome = "run-fail"' in text
+    assert 'first_bad = "3.3.0"' in text and 'last_bad = "3.4.0"' in text and "INVALID_ARGUMENT" in text
+    assert np.load(case / "inputs" / "input0.npy").tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert not (case / "expected").exists() or not list((case / "expected").iterdir())
+    assert cli_main(["lint", "run-shape"]) == 0
+    assert cli_main(["prove", "run-shape"]) == 0

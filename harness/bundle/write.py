@@ -35,10 +35,10 @@ HERE = Path(__file__).resolve().parent
 
 
 def _commands(flags: list[str], driver: str, function: str, n_inputs: int,
-              n_outputs: int) -> tuple[list[str], list[str] | None]:
+              n_outputs: int, runs: bool) -> tuple[list[str], list[str] | None]:
     """iree-compile and iree-run-module arguments, with the bundle's relative paths."""
     compile_args = ["input.mlir", *flags, "-o", "module.vmfb"]
-    if not n_outputs:
+    if not runs:
         return compile_args, None
     return compile_args, ["--module=module.vmfb", f"--device={driver}", f"--function={function}",
                           *[f"--input=@inputs/input{i}.npy" for i in range(n_inputs)],
@@ -62,11 +62,11 @@ def pasted_release_steps(case: Case, result: ItemResult, mlir: Path, flags: list
     """ISSUE.md's steps for one release: what an empty folder needs to show this item
     (paste.py), with PyTorch's values (or the case's reference) as the expected ones."""
     release = str(release_of(result.compiler))
-    numeric = case.kind == "numeric" and result.target is not None
-    if not numeric or result.outcome.startswith(("import-", "compile-")):
+    runs = case.kind in ("numeric", "run") and result.target is not None
+    if not runs or result.outcome.startswith(("import-", "compile-")):
         expected = None  # a compile-time bug: compiling shows it
-    elif result.outcome.startswith("run-"):
-        expected = []  # it fails as it runs: iree-run-module's message shows it
+    elif result.outcome.startswith("run-") or case.kind == "run":
+        expected = []  # it fails as it runs (or runs with nothing to compare): iree-run-module shows it
     else:
         expected = [np.load(p) for p in npy_files(case.expected_dir)]
     note = (f"{plain_words(result.outcome)} here" if result.failing_stage is not None
@@ -209,15 +209,17 @@ def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
     lay_out(out, mlir, vmfb, npy_files(case.inputs_dir),
                     npy_files(case.expected_dir) if case.kind == "numeric" else [],
                     flags, driver, case.function, meta,
-                    f"{case.slug}::{result.name}: {result.outcome} with IREE {result.compiler}")
+                    f"{case.slug}::{result.name}: {result.outcome} with IREE {result.compiler}",
+                    runs=case.kind in ("numeric", "run"))
     pasted = pasted_release_steps(case, result, mlir, flags, driver)
     (out / "ISSUE.md").write_text(_issue_md(result, env, pasted, driver))
     return out
 
 
 def lay_out(out: Path, mlir: Path, vmfb: Path | None, inputs: list[Path], expected: list[Path],
-            flags: list[str], driver: str, function: str, meta: dict, header: str) -> None:
-    """Write a bundle's files but ISSUE.md into `out` (run.sh says the steps)."""
+            flags: list[str], driver: str, function: str, meta: dict, header: str, runs: bool | None = None) -> None:
+    """Write a bundle's files but ISSUE.md into `out` (run.sh says the steps). `runs`: run.sh
+    runs the module (default: when there are outputs to compare; a run case has none)."""
     (out / "inputs").mkdir(parents=True, exist_ok=True)
     (out / "expected").mkdir(exist_ok=True)
     shutil.copy(mlir, out / "input.mlir")
@@ -227,7 +229,8 @@ def lay_out(out: Path, mlir: Path, vmfb: Path | None, inputs: list[Path], expect
         shutil.copy(p, out / "inputs" / f"input{i}.npy")
     for i, p in enumerate(expected):
         shutil.copy(p, out / "expected" / f"output{i}.npy")
-    compile_args, run_args = _commands(flags, driver, function, len(inputs), len(expected))
+    compile_args, run_args = _commands(flags, driver, function, len(inputs), len(expected),
+                                       bool(expected) if runs is None else runs)
     (out / "run.sh").write_text(_run_sh(compile_args, run_args, header))
     (out / "run.sh").chmod(0o755)
     shutil.copy(HERE / "run.py", out / "run_bundle.py")

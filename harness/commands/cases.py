@@ -72,9 +72,9 @@ def cmd_harvest(args) -> int:
     import tempfile
 
     from ..case import load_case
-    from ..harvest import (HarvestError, bug_outcome, check_issue, choose_program, fetch_thread, pass_args,
-                           quoted_match, read_thread, slug_of, stated_reference, stated_results, target_and_flags,
-                           torch_program)
+    from ..harvest import (HarvestError, bug_outcome, check_issue, choose_program, fails_at_run_time, fetch_thread,
+                           pass_args, quoted_match, read_thread, run_inputs, slug_of, stated_reference,
+                           stated_results, target_and_flags, torch_program)
     from ..scaffold import ScaffoldError, new_case, targets_named
     from .history import cmd_scan
 
@@ -94,6 +94,8 @@ def cmd_harvest(args) -> int:
         program, origin = torch_program(t) if from_torch else choose_program(t, attached)
         # check ops state the correct results: the program returns what they checked instead
         program, stated = (program, []) if from_torch else stated_results(program)
+        # a run that fails: the case runs the module on the values the thread ran it on
+        inputs = run_inputs(t.run_commands[0]) if not (from_torch or stated) and fails_at_run_time(t) else None
     except (OSError, HarvestError) as e:
         print(f"harvest: {args.thread or args.issue}: {e}", file=sys.stderr)
         return 2
@@ -114,6 +116,8 @@ def cmd_harvest(args) -> int:
         print(f"  an IR case: iree-opt {' '.join(ir_args)} must complete (no iree-compile command quoted)")
     print(f"  the reporter ran: {t.version or '(not said)'}")
     outcome = WRONG_NUMBERS if stated else bug_outcome(t)
+    if inputs is not None:
+        print(f"  a run case: {len(inputs)} input(s) from the thread's iree-run-module command, no golden")
     if stated:
         print(f"  the correct results: {len(stated)} value(s) its check ops state "
               f"({', '.join(f'{s.value} = dense<{s.literal}>, atol {s.atol:g}' for s in stated)}): the golden")
@@ -133,18 +137,21 @@ def cmd_harvest(args) -> int:
             made = new_case(Path(scratch) / "cases", slug, [issue], t.title or None,
                             from_mlir=None if from_torch else source, from_torch=str(source) if from_torch else None,
                             reference=reference, targets=[target], flags=flags, ir_args=ir_args,
+                            run_inputs=inputs, function=_function(t.run_commands),
                             tolerance=(atol, 0.0) if stated else (1e-5, 1e-5),
                             tolerance_reason=f"the thread's check op: atol {atol:g}" if atol > 1e-2 else "")
         except ScaffoldError as e:
             print(f"harvest: {e}", file=sys.stderr)
             return 2
-        _say_where_it_came_from(made / "README.md", issue, origin, bool(stated))
+        _say_where_it_came_from(made / "README.md", issue, origin, bool(stated), inputs is not None)
         if not args.no_scan:
             # The failure the thread quotes first; what the releases print when they print
             # something else (said below). Release runs are cached: the second scan is cheap.
-            for match in dict.fromkeys((quoted_match(t.quoted), None)):
+            # What the thread reports first, then its outcome with what the releases print. A
+            # failure that is not the thread's is said by the scan, never written as its bug.
+            for bad_outcome, match in dict.fromkeys(((outcome, quoted_match(t.quoted)), (outcome, None))):
                 scan = argparse.Namespace(write=True, force=False, versions=None, items=None, window_issue=[],
-                                          bad_outcome=outcome, bad_match=match, find_links=args.find_links,
+                                          bad_outcome=bad_outcome, bad_match=match, find_links=args.find_links,
                                           no_index=args.no_index)
                 if cmd_scan(scan, load_case(made / "case.toml", require_golden=False)) == 0 and \
                         load_case(made / "case.toml", require_golden=False).history.windows:
@@ -169,13 +176,22 @@ def cmd_harvest(args) -> int:
     return 0
 
 
-def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool) -> None:
+def _function(run_commands: list[list[str]]) -> str | None:
+    """The function the thread's iree-run-module runs (`--function=NAME`), if it says."""
+    named = [w.split("=", 1)[1].lstrip("@") for argv in run_commands for w in argv if w.startswith("--function=")]
+    return named[0] if named else None
+
+
+def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool, runs: bool) -> None:
     """The scaffold's README says its program came from a file; a harvested one came from
     the thread, and where a golden came from is said in the case's own words."""
     text = readme.read_text()
     start = text.index("## The reproducer")
     end = text.index("## Measured", start)
     said = (f"## The reproducer\n\nHarvested from {issue}'s text by `iree-regress harvest`: {origin}.")
+    if runs:
+        said += (" Its inputs (`inputs/`) are the `--input=` values of the thread's iree-run-module command; "
+                 "the case has no golden (kind `run`): the run failing is the bug, running to the end the pass.")
     if stated:
         said += (" The program ended in check ops (an iree-check-module test); it returns the values they "
                  "checked instead, and the golden (`expected/`, through `reference.py`) is what those ops state "
