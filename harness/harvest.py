@@ -59,7 +59,8 @@ _LINK = re.compile(r"https://(?:github\.com/(?:user-attachments/files|[\w.-]+/[\
 _VERSION = re.compile(r"\bIREE(?:\s+compiler)?\s+version[:\s]+v?(\d+\.\d+\.\d+\S*)"
                       r"|iree-base-compiler(?:==|\s+)v?(\d+\.\d+\.\d+\S*)"
                       r"|\b(candidate-\d{8}\.\d+)"
-                      r"|Version information\W*\[?([0-9a-f]{40})\b", re.I)
+                      r"|Version information\W*\[?([0-9a-f]{40})\b"
+                      r"|Version information\W*v?(\d+\.\d+\.\d+(?:rc\d+)?)\b", re.I)
 _TORCH_MODULE = re.compile(r"^import torch|^from torch|^class \w+\((?:torch\.)?nn\.Module\)", re.M)
 _WRONG = re.compile(r"\b(?:wrong|incorrect|mismatch\w*|inaccurate|differ\w*)\b.{0,40}?\b(?:results?|outputs?|values?|"
                     r"numbers?|numerics?)\b|numerical(?:ly)? (?:mismatch|differen\w+|error)", re.I)

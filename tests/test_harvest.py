@@ -375,3 +375,16 @@ def test_a_run_thread_becomes_a_run_case_on_the_values_it_ran(releases, tmp_path
     assert not (case / "expected").exists() or not list((case / "expected").iterdir())
     assert cli_main(["lint", "run-shape"]) == 0
     assert cli_main(["prove", "run-shape"]) == 0
+
+
+def test_a_real_run_time_failure_thread_is_read_as_a_run_case():
+    """iree-org/iree#20774: no compile command, two iree-run-module runs (the failing f64 one
+    first), the runtime's status quoted, the version under "Version information"."""
+    from harness.harvest import bug_outcome, fails_at_run_time, run_inputs
+
+    t = read_thread((THREADS / "iree-20774-run-time-status.md").read_text())
+    assert (t.issue, len(t.programs), t.commands, t.version) == ("iree-org/iree#20774", 1, [], "3.3.0")
+    assert fails_at_run_time(t) and bug_outcome(t) == "run-fail"
+    assert t.quoted.startswith("INVALID_ARGUMENT; input0 element type mismatch; expected f32")
+    inputs = run_inputs(t.run_commands[0])
+    assert [(str(a.dtype), a.tolist()) for a in inputs] == [("float64", [1, 2, 3, 4]), ("float64", [10, 20, 30, 40])]
