@@ -1,4 +1,4 @@
-"""`iree-regress harvest THREAD`: an upstream report, as pasted, read into what a case needs.
+"""What an upstream report says, read from its text as pasted (harvest's first half).
 
 THREAD is an issue's text: the markdown body saved from the browser, or what
 `gh issue view N -R owner/repo --comments` prints (fetch_thread runs that for
@@ -8,35 +8,21 @@ THREAD is an issue's text: the markdown body saved from the browser, or what
                                 gh's `number:` with --issue's repository
     the program                 a fenced MLIR block (func.func / util.func / module); when
                                 the thread holds several, the one its command names, else
-                                the caller is asked to choose (never guessed)
-    the command                 an `iree-compile ...` line: its target and the flags that
-                                are about the bug (output, dump and path flags dropped); or,
-                                with none, an `iree-opt ...` line: its passes become the
-                                case's [[ir]] check (an IR case)
-    the version                 the release or candidate the reporter ran, when said
-    a PyTorch snippet           with no MLIR block: a fenced Python block defining an
-                                nn.Module and exporting it (aot.export, torch.export.export)
-                                becomes model.py: its code up to the export, then `Model`
-                                and `example_inputs()` naming what the export was given
-    a run                       an `iree-run-module ...` line: its `--input=` values become
-                                inputs/ and the case runs with no golden (kind "run"), the
-                                bug being how the run fails
-    stated results              `check.expect_eq_const` / `check.expect_almost_eq_const` in
-                                the program (an iree-check-module test, which PyPI's runtime
-                                lacks): the program returns the checked values instead, and
-                                the stated values, with the check's atol, become the golden
-    the quoted failure          the first `error:` line outside the program
+                                the caller is asked to choose (never guessed); or, with
+                                none, a PyTorch snippet (program.torch_program)
+    the commands                an `iree-compile ...` line: its target and the flags that
+                                are about the bug (output, dump and path flags dropped); an
+                                `iree-opt ...` line alone: its passes (an IR case); an
+                                `iree-run-module ...` line: the run and its --input= values
+    the version                 the release, candidate or commit the reporter ran, when said
+    the quoted failure          the first `error:` line outside the program, else a runtime
+                                status (`INVALID_ARGUMENT; ...`)
     links                       attachments and gists: a program only linked is asked for
                                 with --attach, never fetched or guessed
-
-Nothing here writes anything: commands/cases.py makes the case (scaffold.new_case) and
-scans the releases (prove --scan --write) in a scratch folder, and moves it into cases/
-only when the releases show a bug.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 import shlex
 import shutil
@@ -44,9 +30,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .case import ISSUE_REF
-from .outcomes import CRASHED, FAILED, WRONG_NUMBERS, stage_outcome
-from .targets import target_of_flags
+from ..case import ISSUE_REF
+from ..outcomes import CRASHED, FAILED, WRONG_NUMBERS, stage_outcome
+from ..targets import target_of_flags
 
 _FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
 _PROGRAM = re.compile(r'^\s*(func\.func|util\.func|module\b|builtin\.module|hal\.executable|"builtin\.module"\(\)'
@@ -211,48 +197,6 @@ def fails_at_run_time(t: Thread) -> bool:
     return bool(t.run_commands) and not t.compiler_failed
 
 
-def run_inputs(command: list[str]) -> list:
-    """The `--input=` values of an iree-run-module command as numpy arrays, in order
-    (`2x3xf32=1 2 3 4 5 6`, `4xi32=[1 2 3 4]`, one value filling its shape, `4xf32` zeros).
-    HarvestError for a value read from a file (the thread names it only) or with no type."""
-    import numpy as np
-
-    arrays = []
-    for word in command[1:]:
-        if not word.startswith("--input="):
-            continue
-        value = word[len("--input="):]
-        if value.startswith("@"):
-            raise HarvestError(f"the run reads {value[1:]}, which the thread only names: give the values "
-                               "(--input=SHAPExTYPE=...) or write the case by hand")
-        spec, _, data = value.partition("=")
-        *dims, element = spec.split("x")
-        if element not in _DTYPES or not all(d.isdigit() for d in dims):
-            raise HarvestError(f"--input={value}: harvest reads SHAPExTYPE=VALUES of {', '.join(_DTYPES)}")
-        shape = [int(d) for d in dims]
-        numbers = re.findall(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf|nan|true|false)", data)
-        dtype = np.dtype(_DTYPES[element]) if element != "bf16" else np.dtype("float32")
-        values = [v == "true" if v in ("true", "false") else float(v) for v in numbers] or [0]
-        count = int(np.prod(shape)) if shape else 1
-        if len(values) not in (1, count):
-            raise HarvestError(f"--input={value}: {len(values)} values for shape {shape}")
-        arrays.append(np.full(shape, values[0], dtype) if len(values) == 1 else
-                      np.array(values, dtype).reshape(shape))
-    return arrays
-
-
-def torch_program(t: Thread) -> tuple[str, str]:
-    """(model.py, where it came from) from the first PyTorch snippet that exports its
-    module, or HarvestError saying why none does."""
-    problem = None
-    for j, snippet in enumerate(t.torch_snippets):
-        try:
-            return torch_model(snippet), f"the thread's PyTorch snippet {j + 1} of {len(t.torch_snippets)} (model.py)"
-        except HarvestError as e:
-            problem = e
-    raise problem or HarvestError("the thread holds no PyTorch snippet")
-
-
 def bug_outcome(t: Thread) -> str | None:
     """The outcome the thread reports: a crash, a diagnostic, wrong numbers (a PyTorch
     snippet whose thread says its results are wrong), or None (the scan infers it); of the
@@ -302,122 +246,3 @@ def check_issue(issue: str) -> str:
         raise HarvestError("the thread names no issue (a github.com/OWNER/REPO/issues/N link or gh's "
                            "`number:`): give --issue owner/repo#N")
     return issue
-
-
-def torch_model(snippet: str) -> str:
-    """model.py from a thread's PyTorch snippet: its code up to the statement that exports
-    the module (iree-turbine's `aot.export(model, *args)` or `torch.export.export(model,
-    args)`), then `Model()` giving that module and `example_inputs()` the arguments it was
-    given, both as the snippet spells them. HarvestError when the snippet is not Python or
-    exports nothing (a module compiled some other way is for the author to write)."""
-    try:
-        tree = ast.parse(snippet)
-    except SyntaxError as e:
-        raise HarvestError(f"the PyTorch snippet is not Python as pasted (line {e.lineno}: {e.msg})") from None
-    for stmt in tree.body:
-        call = next((n for n in ast.walk(stmt) if isinstance(n, ast.Call) and _is_export(n.func)), None)
-        if call is not None and call.args:
-            break
-    else:
-        modules = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
-        raise HarvestError(f"the PyTorch snippet defines {', '.join(modules) or 'no module'} but exports nothing "
-                           "(aot.export(model, *inputs) or torch.export.export(model, inputs)), so its inputs "
-                           "are not said; write model.py (Model, example_inputs()) and use new-case --from-torch")
-    model = ast.unparse(call.args[0])
-    keyword = [kw.value for kw in call.keywords if kw.arg == "args"]
-    given = keyword or call.args[1:]
-    if len(given) == 1 and isinstance(given[0], ast.Tuple) and (keyword or _name(call.func) == "torch.export.export"):
-        given = given[0].elts  # torch.export.export(model, (x, y)), aot.export(model, args=(x, y))
-    inputs = ", ".join(ast.unparse(a) for a in given)
-    head = "\n".join(snippet.splitlines()[: stmt.lineno - 1]).rstrip()
-    return ("import torch\n\ntorch.manual_seed(0)  # the snippet's random inputs, the same at every golden\n\n"
-            f"{head}\n\n\n# What the thread's snippet exported (written by iree-regress harvest).\n"
-            f"def Model():\n    return {model}\n\n\n"
-            f"def example_inputs():\n    return ({inputs}{',' if inputs else ''})\n")
-
-
-_EXPORTS = ("aot.export", "export", "torch.export.export", "iree.turbine.aot.export")
-
-
-def _name(func: ast.expr) -> str:
-    return ast.unparse(func)
-
-
-def _is_export(func: ast.expr) -> bool:
-    return _name(func) in _EXPORTS
-
-
-@dataclass
-class Stated:
-    """What a check op says a value must be: the thread's own statement of the correct result."""
-    value: str  # the SSA value checked
-    type: str  # its tensor type
-    literal: str  # the dense<...> contents
-    atol: float  # 0 for expect_eq_const
-
-
-_CHECK = re.compile(r"^[ \t]*check\.(expect_eq_const|expect_almost_eq_const)\((%[\w.$-]+),\s*dense<(.+?)>\s*:"
-                    r"\s*(tensor<[^>]+>)(?:,\s*atol\s*([\d.eE+-]+))?\)\s*:\s*tensor<[^>]+>[ \t]*\n", re.M)
-_NO_RESULTS = re.compile(r"(func\.func\s+@[\w$.-]+\(\s*\))\s*(?:->\s*\(\s*\))?\s*\{")
-_BARE_RETURN = re.compile(r"^([ \t]*)return[ \t]*$", re.M)
-
-
-def stated_results(program: str) -> tuple[str, list[Stated]]:
-    """(the program returning what its check ops checked, what they say it must be); the
-    program unchanged and [] when it holds no check op. HarvestError for a form this does
-    not rewrite (arguments, several functions, checks of something else)."""
-    checks = list(_CHECK.finditer(program))
-    if not checks:
-        if "check.expect" in program:
-            raise HarvestError("the program checks its results with check ops in a form harvest does not read "
-                               "(only check.expect_eq_const / expect_almost_eq_const of a dense constant)")
-        return program, []
-    if len(_NO_RESULTS.findall(program)) != 1 or len(_BARE_RETURN.findall(program)) != 1:
-        raise HarvestError("the program's check ops are not in one function without arguments or results: "
-                           "rewrite it to return the checked values and give --attach NAME=FILE")
-    stated = [Stated(m.group(2), m.group(4), m.group(3), float(m.group(5) or (1e-4 if "almost" in m.group(1) else 0)))
-              for m in checks]
-    body = _CHECK.sub("", program)
-    types = ", ".join(s.type for s in stated)
-    body = _NO_RESULTS.sub(lambda m: f"{m.group(1)} -> ({types}) {{", body, count=1)
-    body = _BARE_RETURN.sub(lambda m: f"{m.group(1)}return {', '.join(s.value for s in stated)} : {types}", body,
-                            count=1)
-    return body, stated
-
-
-def stated_reference(stated: list[Stated]) -> str:
-    """reference.py whose reference() is the values the thread's check ops state (torch
-    tensors of the checked types): the golden iree-regress golden writes, never IREE's."""
-    lines = ["# The values the thread's check ops state as correct (written by iree-regress harvest);",
-             "# the program takes no inputs.", "import torch", "", "", "def example_inputs():", "    return ()",
-             "", "", "def reference():"]
-    outs = []
-    for j, s in enumerate(stated):
-        shape, dtype = _tensor_type(s.type)
-        lines.append(f"    out{j} = torch.tensor({_literal(s.literal)}, dtype=torch.{dtype})"
-                     f".expand({shape}).clone()" if shape else
-                     f"    out{j} = torch.tensor({_literal(s.literal)}, dtype=torch.{dtype})")
-        outs.append(f"out{j}")
-    lines.append(f"    return {', '.join(outs)}" + ("," if len(outs) == 1 else ""))
-    return "\n".join(lines) + "\n"
-
-
-_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64", "i8": "int8", "i16": "int16",
-           "i32": "int32", "i64": "int64", "i1": "bool", "ui8": "uint8"}
-
-
-def _tensor_type(text: str) -> tuple[list[int], str]:
-    *dims, element = text[len("tensor<"):-1].split("x")
-    if element not in _DTYPES or not all(d.isdigit() for d in dims):
-        raise HarvestError(f"a checked value of type {text}: harvest reads static tensors of "
-                           f"{', '.join(_DTYPES)}")
-    return [int(d) for d in dims], _DTYPES[element]
-
-
-def _literal(text: str) -> str:
-    """A dense<...> literal as Python (a splat stays a scalar, expanded to the shape)."""
-    text = text.strip()
-    if re.search(r"0x[0-9A-Fa-f]|\"", text):
-        raise HarvestError(f"dense<{text}>: hex or string literals are not read; give --attach NAME=FILE")
-    return text.replace("true", "True").replace("false", "False")
-
