@@ -140,6 +140,9 @@ class Window:
     # The upstream issue this window's bug is, when it is not the case's own (a bug fixed
     # and broken again by another change): "" credits the case's threads, first window only.
     issue: str = ""
+    # Items on which another failure hides the bug on some releases inside the window (the
+    # bug shows there on other items): each has an [[expect]] of that failure, never the bug's.
+    hidden_items: tuple[str, ...] = ()
 
     def holds(self, release) -> bool:
         return Version(self.first_bad) <= Version(str(release)) <= Version(self.last_bad)
@@ -418,7 +421,8 @@ def _history(top: _Reader, data: dict) -> History:
     windows = []
     for w in hist.subs("window"):
         w.reject_unknown({"last_good", "hidden_before", "hidden_by", "first_bad", "last_bad", "first_good",
-                          "sample", "bad_outcome", "bad_match", "hidden_after", "hidden_after_by", "issue"})
+                          "sample", "bad_outcome", "bad_match", "hidden_after", "hidden_after_by", "issue",
+                          "hidden_items"})
         issue = w.get("issue", str, "")
         if issue and not ISSUE_REF.fullmatch(issue):
             raise w.error("issue", f"{issue!r} is not owner/repo#N")
@@ -428,7 +432,8 @@ def _history(top: _Reader, data: dict) -> History:
         window = Window(first_bad, last_bad, w.version("last_good"), w.version("first_good"),
                         w.version("hidden_before"), w.get("hidden_by", str, ""), _sample(w),
                         _outcomes(w, "bad_outcome"), _regex(w, "bad_match"),
-                        w.version("hidden_after"), w.get("hidden_after_by", str, ""), issue)
+                        w.version("hidden_after"), w.get("hidden_after_by", str, ""), issue,
+                        tuple(w.str_list("hidden_items", ())))
         for at, why in (("hidden_before", "hidden_by"), ("hidden_after", "hidden_after_by")):
             if w.version(at) and not w.get(why, str, "").strip():
                 raise w.error(why, f"is required with {at}: say what hides the bug there")

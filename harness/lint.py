@@ -268,7 +268,7 @@ def _history_problems(case: Case, stored: list[StoredFailure] = ()) -> list[tupl
         for release in dict.fromkeys((w.first_bad, w.last_bad)):
             expected = [(i, expectation(i, release)) for i in items]
             for item, e in expected:
-                if e is not None and e.outcome not in d.outcomes:
+                if e is not None and e.outcome not in d.outcomes and item.name not in w.hidden_items:
                     found.append((f"expect[{case.expectations.index(e)}]",
                                   f"expects {e.outcome} on {item} at {release}, but history.window[{j}] "
                                   f"says the bug ({d.description}) shows there"))

@@ -9,6 +9,7 @@ import textwrap
 from types import SimpleNamespace
 
 import pytest
+from packaging.version import Version
 
 from harness.bug import Bug
 from harness.outcomes import PROBE_BAD as BUG, PROBE_GOOD as GOOD, PROBE_UNDECIDED as SKIP
@@ -443,3 +444,28 @@ def test_prove_checks_a_hidden_release_still_fails_the_other_way(releases, capsy
     capsys.readouterr()
     assert cli_main(["prove", "fake-case"]) == 1
     assert "NO  hidden     3.0.0" in capsys.readouterr().out
+
+
+def test_a_failure_on_some_items_inside_a_window_is_written_and_never_the_bug(releases, capsys):
+    """On 3.3.0 the bug shows at O0 while O1 crashes; on 3.4.0 both show it (the scatter
+    sweep's index_put: cpu crashed where vulkan had the wrong sums). The scan writes O1's
+    crash as its own expectation and names O1 in the window's hidden_items, so lint, prove
+    and a run on 3.3.0 agree."""
+    text = releases.manifest.read_text().replace('opt_levels = ["O0"]', 'opt_levels = ["O0", "O1"]')
+    releases.manifest.write_text(text)
+    tool = releases.builds / "3.3.0" / "iree-compile"
+    tool.write_text(tool.read_text().replace(
+        'if mode == "bug":', 'if mode == "bug" and "--iree-opt-level=O1" in sys.argv:\n'
+        '    print("LLVM ERROR: out of luck", file=sys.stderr); sys.stderr.flush(); os.kill(os.getpid(), signal.SIGSEGV)\n'
+        'if mode == "bug":', 1))
+    assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0
+    case = load_case(releases.manifest)
+    (w,) = case.history.windows
+    assert (w.first_bad, w.last_bad, w.hidden_items) == ("3.3.0", "3.4.0", ("cpu-O1",))
+    inside = case.expectation_for("cpu", "O1", None, Version("3.3.0"))
+    assert inside.outcome == "compile-crash" and "out of luck" in inside.match.pattern
+    assert "inside its window" in inside.reason
+    assert "bufferize" in case.expectation_for("cpu", "O1", None, Version("3.4.0")).match.pattern
+    assert lint_case(releases.manifest, []) == []
+    capsys.readouterr()
+    assert cli_main(["prove", "fake-case"]) == 0

@@ -41,7 +41,8 @@ class Hidden:
     names: tuple[str, ...]  # levels, or ir check names
     versions: tuple[str, ...]
     match: str | None
-    where: str  # "before" the onset | "after" the bug, before its fix
+    where: str  # "before" the onset | "after" the bug, before its fix | "inside" the window, on
+                # some items while others show the bug
 
 
 @dataclass(frozen=True)
@@ -163,12 +164,16 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
         first_good = runs[j].version if j < len(runs) else None
         # end: releases after the last bad one that fail another way before the fix
         interim = next((n for n in range(last + 1, j) if states[n] == NEITHER), None)
+        # inside: items another failure hides on releases where other items show the bug
+        inside = _hidden(runs[first:last + 1], [NEITHER] * (last + 1 - first), bug, "inside")
         found.append(Window(runs[first].version, runs[last].version, last_good, first_good,
                             runs[hidden].version if hidden is not None else None,
                             hidden_by(runs[hidden], bug) if hidden is not None else "",
                             sample_from(runs[first], bug),
                             hidden_after=runs[interim].version if interim is not None else None,
-                            hidden_after_by=hidden_by(runs[interim], bug) if interim is not None else ""))
+                            hidden_after_by=hidden_by(runs[interim], bug) if interim is not None else "",
+                            hidden_items=tuple(sorted({f"{h.scope}-{n}" for h in inside for n in h.names}))))
+        hiding += inside
         hiding += _hidden(runs[k + 1:first], states[k + 1:first], bug, "before")
         hiding += _hidden(runs[last + 1:j], states[last + 1:j], bug, "after")
         floor = last

@@ -50,7 +50,10 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
                 lines.append(f"match = {toml_value(match)}")
             lines.append(f"reason = {toml_value(_reason(case, w, j))}")
             blocks.append("\n".join(lines) + "\n")
-    return blocks + [_hidden_block(h) for h in measured.hidden]
+    # What hides the bug on some items inside a window comes first: the first [[expect]]
+    # that covers an item wins, and the bug's own entries cover those items' releases too.
+    inside = [_hidden_block(h) for h in measured.hidden if h.where == "inside"]
+    return inside + blocks + [_hidden_block(h) for h in measured.hidden if h.where != "inside"]
 
 
 def _hidden_block(h) -> str:
@@ -58,7 +61,8 @@ def _hidden_block(h) -> str:
     checks those releases still fail that way, and a run there is judged by it."""
     items = [ItemId.parse(f"{h.scope}-{name}") for name in h.names]  # ir-<check> or <target>-<level>
     span = f">={h.versions[0]},<={h.versions[-1]}"
-    when = "before the bug's onset" if h.where == "before" else "after the bug showed, before its fix"
+    when = {"before": "before the bug's onset", "after": "after the bug showed, before its fix",
+            "inside": "on these items inside its window"}[h.where]
     lines = ["[[expect]]", *scope_lines(items), f"compiler = {toml_value(span)}", f"outcome = {toml_value(h.outcome)}"]
     if h.match:
         lines.append(f"match = {toml_value(h.match)}")
@@ -111,6 +115,8 @@ def window_lines(w: Window) -> list[str]:
         lines.append(f"first_good = {toml_value(w.first_good)}")
     if w.issue:
         lines.append(f"issue = {toml_value(w.issue)}")
+    if w.hidden_items:
+        lines.append(f"hidden_items = {toml_value(list(w.hidden_items))}  # another failure hides the bug there")
     if w.bad_outcomes:
         lines.append(_bad_outcome_line(w.bad_outcomes))
     if w.bad_match is not None:
