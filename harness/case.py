@@ -223,6 +223,11 @@ class Case:
         return self.dir / "expected"
 
     @property
+    def runs_module(self) -> bool:
+        """Whether its matrix items run the module (numeric and run cases), not only compile it."""
+        return self.kind in ("numeric", "run")
+
+    @property
     def reference_program(self) -> Path | None:
         """The PyTorch file that defines example_inputs() and the reference computation."""
         return self.torch_model or self.reference

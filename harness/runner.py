@@ -100,7 +100,7 @@ def run_matrix_item(case: Case, target: str, opt_level: str, settings: Settings,
         item.stages.append(configured)
         if not configured.ok:
             return item
-    if case.kind == "compile":
+    if not case.runs_module:
         return item
     progress("run")
     ran, outputs = run_stage(case, target, vmfb, settings)

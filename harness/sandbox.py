@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import shlex
 import shutil
 import subprocess
 import sys
-import select
 import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
@@ -153,11 +153,10 @@ class SandboxShell:
         try:
             self.proc.stdin.write(line + "\n")
             self.proc.stdin.flush()
-        except BrokenPipeError:
+        except (BrokenPipeError, ValueError):  # the shell ended, or a failed restart closed it
             return None
         if timeout_s is not None and not select.select([self.proc.stdout], [], [], timeout_s)[0]:
-            self.proc.kill()
-            self.proc.wait()
+            self._stop(kill=True)
             self._start()
             return TIMED_OUT_CODE
         said = self.proc.stdout.readline()
@@ -183,9 +182,19 @@ class SandboxShell:
         return (128 - code if code > 128 else code), \
             err.read_text(errors="replace") if err.exists() else ""
 
-    def close(self) -> None:
-        self.proc.stdin.close()
+    def _stop(self, kill: bool) -> None:
+        """End the sandbox's shell (killed: with whatever it was running) and its pipes."""
+        if kill:
+            self.proc.kill()
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                pipe.close()
+            except OSError:  # a killed shell's stdin may refuse the last flush
+                pass
         self.proc.wait()
+
+    def close(self) -> None:
+        self._stop(kill=False)
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     def __enter__(self) -> "SandboxShell":

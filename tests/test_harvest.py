@@ -10,7 +10,7 @@ import pytest
 
 from harness.cli import main as cli_main
 from harness.harvest import HarvestError, choose_program, read_thread, slug_of, target_and_flags
-from test_history import releases  # noqa: F401  (fake releases: 3.3.0-3.4.0 fail to bufferize)
+from test_history import FAKE_HEADER, install_fake, releases  # noqa: F401  (fake releases: 3.3.0-3.4.0 fail to bufferize)
 
 THREADS = Path(__file__).resolve().parent / "threads"
 
@@ -142,13 +142,7 @@ def test_diagnostics_are_not_a_program_and_an_inline_command_ends_at_its_backtic
 
 
 # iree-opt over fake releases: the bug's releases abort in the pass, the others print the program.
-FAKE_OPT = """\
-#!{python}
-import os, signal, sys
-here = os.path.dirname(os.path.abspath(__file__))
-version, mode = open(os.path.join(here, "behaviour")).read().split()
-if "--version" in sys.argv:
-    print(f"IREE compiler version {{version}} @ 0123abcd"); sys.exit(0)
+FAKE_OPT = FAKE_HEADER + """\
 if mode == "bug":
     print("iree-opt: Casting.h:560: Assertion `isa<To>(Val)' failed.", file=sys.stderr)
     sys.stderr.flush(); os.kill(os.getpid(), signal.SIGABRT)
@@ -159,10 +153,7 @@ print('module {{\\n  llvm.func @test() -> f32\\n}}')
 
 
 def test_harvest_of_an_iree_opt_thread_writes_a_proven_ir_case(releases, tmp_path, capsys):
-    import sys
-
-    for build in releases.builds.iterdir():
-        (build / "iree-opt").write_text(FAKE_OPT.format(python=sys.executable))
+    install_fake(releases.builds, ("iree-opt",), FAKE_OPT)
     thread = tmp_path / "thread.md"
     thread.write_text((THREADS / "iree-22976-iree-opt-assertion.md").read_text())
     assert cli_main(["harvest", str(thread), "--slug", "demote-f64-llvm-func"]) == 0
@@ -337,12 +328,7 @@ gives `INVALID_ARGUMENT; tensor shape mismatch` at run time.
 """
 
 # Over fake releases: every compile succeeds; the bug's releases' runtime rejects the input.
-FAKE_RUN = """#!{python}
-import os, sys
-here = os.path.dirname(os.path.abspath(__file__))
-version, mode = open(os.path.join(here, "behaviour")).read().split()
-if "--version" in sys.argv:
-    print(f"IREE compiler version {{version}} @ 0123abcd"); sys.exit(0)
+FAKE_RUN = FAKE_HEADER + """\
 if os.path.basename(sys.argv[0]) == "iree-compile":
     open(sys.argv[sys.argv.index("-o") + 1], "wb").write(b"PK\\x03\\x04" + b"\\0" * 64); sys.exit(0)
 if mode == "bug":
@@ -355,13 +341,9 @@ print("EXEC @main")
 def test_a_run_thread_becomes_a_run_case_on_the_values_it_ran(releases, tmp_path, capsys):
     """An iree-run-module failure: the case runs the module on the thread's --input values,
     with no golden (kind run), and its window is the releases whose run fails that way."""
-    import sys
-
     import numpy as np
 
-    for build in releases.builds.iterdir():
-        for tool in ("iree-compile", "iree-run-module"):
-            (build / tool).write_text(FAKE_RUN.format(python=sys.executable))
+    install_fake(releases.builds, ("iree-compile", "iree-run-module"), FAKE_RUN)
     (tmp_path / "thread.md").write_text(RUN_THREAD)
     assert cli_main(["harvest", "thread.md", "--slug", "run-shape"]) == 0
     out = capsys.readouterr().out

@@ -115,13 +115,17 @@ def test_the_measured_message_is_specific():
 
 # ------------------------------------------- prove, scan, bisect, git-bisect-run agree
 
-FAKE_TOOL = """\
+# Every fake release tool starts so: its release and mode from the build's `behaviour` file.
+FAKE_HEADER = """\
 #!{python}
 import os, signal, sys
 here = os.path.dirname(os.path.abspath(__file__))
 version, mode = open(os.path.join(here, "behaviour")).read().split()
 if "--version" in sys.argv:
     print(f"IREE compiler version {{version}} @ 0123abcd"); sys.exit(0)
+"""
+
+FAKE_TOOL = FAKE_HEADER + """\
 if mode == "bug":
     print("m.mlir:1:1: error: failed to bufferize op 'foo'", file=sys.stderr); sys.exit(1)
 if mode == "other":
@@ -135,6 +139,15 @@ RELEASES = {"3.0.0": "ok", "3.1.0": "other", "3.2.0": "other", "3.3.0": "bug", "
             "3.5.0": "ok"}
 
 
+def install_fake(builds, tools, script: str) -> None:
+    """`script` (FAKE_HEADER and a body) as each of `tools` in every fake release build."""
+    for build in builds.iterdir():
+        for name in tools:
+            p = build / name
+            p.write_text(script.format(python=sys.executable))
+            p.chmod(p.stat().st_mode | stat.S_IEXEC)
+
+
 @pytest.fixture
 def releases(tmp_path, monkeypatch):
     builds = tmp_path / "builds"
@@ -142,10 +155,7 @@ def releases(tmp_path, monkeypatch):
         d = builds / version
         d.mkdir(parents=True)
         (d / "behaviour").write_text(f"{version} {mode}\n")
-        for name in ("iree-compile", "iree-opt", "iree-run-module"):
-            p = d / name
-            p.write_text(FAKE_TOOL.format(python=sys.executable))
-            p.chmod(p.stat().st_mode | stat.S_IEXEC)
+    install_fake(builds, ("iree-compile", "iree-opt", "iree-run-module"), FAKE_TOOL)
     case = tmp_path / "cases" / "fake-case"
     case.mkdir(parents=True)
     (case / "model.mlir").write_text("func.func @main() { return }\n")

@@ -362,3 +362,28 @@ def test_a_command_past_its_time_kills_its_sandbox_and_the_next_runs_in_a_fresh_
         assert shell.run(["sleep", "37"], shell.folder(), 1) == (TIMED_OUT_CODE, "killed after 1 s")
         assert not subprocess.run(["pgrep", "-f", "sleep 37"], capture_output=True).stdout
         assert shell.run(["sh", "-c", "echo said >&2; exit 3"], shell.folder(), 5) == (3, "said\n")
+
+
+def test_a_bundle_whose_sandbox_died_is_a_harness_error_line_and_the_rest_still_run(tmp_path, monkeypatch):
+    """The sandbox's shell ending (or failing to start again after a timeout) is an OSError
+    from the runner: that bundle is a harness-error line, and every later one gets its line."""
+    from harness.bundle.results import write_bundle_results
+    from harness.results import read_results
+    from helpers import compile_case
+
+    class DeadShell:
+        def folder(self):
+            import tempfile
+
+            return Path(tempfile.mkdtemp(dir=tmp_path))
+
+        def run(self, argv, out, timeout_s):
+            raise OSError("the sandbox's shell ended (exit 1)")
+
+    monkeypatch.chdir(tmp_path)
+    compile_case(tmp_path / "cases", "x")
+    bundles = [_bundle(tmp_path / "a"), _bundle(tmp_path / "b")]
+    assert write_bundle_results(bundles, tmp_path / "r.jsonl", runner=DeadShell()) == 1
+    _, records = read_results(tmp_path / "r.jsonl")
+    assert [r.outcome for r in records] == ["harness-error"] * 2, records
+    assert all("shell ended" in r.message for r in records), [r.message for r in records]

@@ -31,6 +31,9 @@ def bundle_record(bundle: Path, device: str | None = None, runner=None) -> tuple
     except BundleError as e:  # refused after the up-front check: still a line, never lost
         return ItemRecord(case=bundle.name, item="(bundle)", outcome=HARNESS_ERROR, verdict=ERROR,
                           message=f"malformed bundle: {e}"), ""
+    except OSError as e:  # the sandbox's shell died or could not start again: this bundle ran nothing
+        return ItemRecord(case=bundle.name, item="(bundle)", outcome=HARNESS_ERROR, verdict=ERROR,
+                          message=f"not run: {e}"), ""
     meta = found["meta"]
     try:
         case = resolve_case(meta["case"])

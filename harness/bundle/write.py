@@ -62,8 +62,7 @@ def pasted_release_steps(case: Case, result: ItemResult, mlir: Path, flags: list
     """ISSUE.md's steps for one release: what an empty folder needs to show this item
     (paste.py), with PyTorch's values (or the case's reference) as the expected ones."""
     release = str(release_of(result.compiler))
-    runs = case.kind in ("numeric", "run") and result.target is not None
-    if not runs or result.outcome.startswith(("import-", "compile-")):
+    if not case.runs_module or result.target is None or result.outcome.startswith(("import-", "compile-")):
         expected = None  # a compile-time bug: compiling shows it
     elif result.outcome.startswith("run-") or case.kind == "run":
         expected = []  # it fails as it runs (or runs with nothing to compare): iree-run-module shows it
@@ -210,7 +209,7 @@ def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
                     npy_files(case.expected_dir) if case.kind == "numeric" else [],
                     flags, driver, case.function, meta,
                     f"{case.slug}::{result.name}: {result.outcome} with IREE {result.compiler}",
-                    runs=case.kind in ("numeric", "run"))
+                    runs=case.runs_module)
     pasted = pasted_release_steps(case, result, mlir, flags, driver)
     (out / "ISSUE.md").write_text(_issue_md(result, env, pasted, driver))
     return out

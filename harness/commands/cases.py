@@ -72,10 +72,9 @@ def cmd_harvest(args) -> int:
     import tempfile
 
     from ..case import load_case
-    from ..harvest import (HarvestError, bug_outcome, check_issue, choose_program, fails_at_run_time, fetch_thread,
-                           pass_args, quoted_match, read_thread, run_inputs, slug_of, stated_reference,
-                           stated_results, target_and_flags, torch_program)
-    from ..scaffold import ScaffoldError, new_case, targets_named
+    from ..harvest import (HarvestError, check_issue, fetch_thread, plan_case, quoted_match, read_thread, slug_of,
+                           stated_reference)
+    from ..scaffold import ScaffoldError, new_case
     from .history import cmd_scan
 
     try:
@@ -89,67 +88,52 @@ def cmd_harvest(args) -> int:
             if not file or not Path(file).is_file():
                 raise HarvestError(f"--attach {spec!r}: NAME=FILE with FILE a saved program")
             attached[name] = Path(file).read_text(errors="replace")
-        # A PyTorch snippet is taken only where the thread has no MLIR program.
-        from_torch = not attached and not t.programs and bool(t.torch_snippets)
-        program, origin = torch_program(t) if from_torch else choose_program(t, attached)
-        # check ops state the correct results: the program returns what they checked instead
-        program, stated = (program, []) if from_torch else stated_results(program)
-        # a run that fails: the case runs the module on the values the thread ran it on
-        inputs = run_inputs(t.run_commands[0]) if not (from_torch or stated) and fails_at_run_time(t) else None
+        plan = plan_case(t, attached)
     except (OSError, HarvestError) as e:
         print(f"harvest: {args.thread or args.issue}: {e}", file=sys.stderr)
         return 2
-    # An iree-compile command makes the matrix items; with only iree-opt, its passes are an IR check.
-    ir_args = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else None
-    command = t.commands[0] if t.commands else t.opt_commands[0] if ir_args is not None else ["iree-compile"]
-    target, flags, guessed = target_and_flags(command) if ir_args is None else ("cpu", [], "")
-    if from_torch and not t.commands:  # the snippet's own target (compile options), else cpu
-        named = targets_named("\n".join(t.torch_snippets))
-        target, guessed = (named[0], "") if named else ("cpu", "no target named: cpu")
     slug = args.slug or slug_of(t.title)
     print(f"harvest: {issue}: {t.title or '(no title)'}")
-    print(f"  program: {origin}, {len(program.splitlines())} lines")
-    print(f"  command: {' '.join(command) if t.commands or t.opt_commands else '(none quoted)'}")
-    if ir_args is None:
-        print(f"  target {target}, flags {' '.join(flags) or '(none)'}" + (f"; guessed: {guessed}" if guessed else ""))
+    print(f"  program: {plan.origin}, {len(plan.program.splitlines())} lines")
+    print(f"  command: {' '.join(plan.command) if t.commands or t.opt_commands else '(none quoted)'}")
+    if plan.ir_args is None:
+        print(f"  target {plan.target}, flags {' '.join(plan.flags) or '(none)'}"
+              + (f"; guessed: {plan.guessed}" if plan.guessed else ""))
     else:
-        print(f"  an IR case: iree-opt {' '.join(ir_args)} must complete (no iree-compile command quoted)")
+        print(f"  an IR case: iree-opt {' '.join(plan.ir_args)} must complete (no iree-compile command quoted)")
     print(f"  the reporter ran: {t.version or '(not said)'}")
-    outcome = WRONG_NUMBERS if stated else bug_outcome(t)
-    if inputs is not None:
-        print(f"  a run case: {len(inputs)} input(s) from the thread's iree-run-module command, no golden")
-    if stated:
-        print(f"  the correct results: {len(stated)} value(s) its check ops state "
-              f"({', '.join(f'{s.value} = dense<{s.literal}>, atol {s.atol:g}' for s in stated)}): the golden")
+    if plan.inputs is not None:
+        print(f"  a run case: {len(plan.inputs)} input(s) from the thread's iree-run-module command, no golden")
+    if plan.stated:
+        print(f"  the correct results: {len(plan.stated)} value(s) its check ops state ("
+              + ", ".join(f"{s.value} = dense<{s.literal}>, atol {s.atol:g}" for s in plan.stated) + "): the golden")
     print(f"  the thread quotes: {t.quoted or '(no error line)'}; it reports "
-          + (outcome or "no outcome: the releases decide"))
+          + (plan.outcome or "no outcome: the releases decide"))
     if (CASES_DIR / slug).exists():
         print(f"harvest: {CASES_DIR / slug} already exists: give --slug", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="harvest-") as scratch:
-        source = Path(scratch) / ("model.py" if from_torch else "program.mlir")
-        source.write_text(program)
-        reference = Path(scratch) / "reference.py" if stated else None
+        source = Path(scratch) / ("model.py" if plan.from_torch else "program.mlir")
+        source.write_text(plan.program)
+        reference = Path(scratch) / "reference.py" if plan.stated else None
         if reference:
-            reference.write_text(stated_reference(stated))
-        atol = max((s.atol for s in stated), default=1e-5)
+            reference.write_text(stated_reference(plan.stated))
+        tolerance, tolerance_reason = plan.tolerance()
         try:  # a golden is PyTorch's (the snippet's, or the values the thread states), made in the sandbox
             made = new_case(Path(scratch) / "cases", slug, [issue], t.title or None,
-                            from_mlir=None if from_torch else source, from_torch=str(source) if from_torch else None,
-                            reference=reference, targets=[target], flags=flags, ir_args=ir_args,
-                            run_inputs=inputs, function=_function(t.run_commands),
-                            tolerance=(atol, 0.0) if stated else (1e-5, 1e-5),
-                            tolerance_reason=f"the thread's check op: atol {atol:g}" if atol > 1e-2 else "")
+                            from_mlir=None if plan.from_torch else source,
+                            from_torch=str(source) if plan.from_torch else None, reference=reference,
+                            targets=[plan.target], flags=plan.flags, ir_args=plan.ir_args, run_inputs=plan.inputs,
+                            function=plan.function, tolerance=tolerance, tolerance_reason=tolerance_reason)
         except ScaffoldError as e:
             print(f"harvest: {e}", file=sys.stderr)
             return 2
-        _say_where_it_came_from(made / "README.md", issue, origin, bool(stated), inputs is not None)
+        _say_where_it_came_from(made / "README.md", issue, plan.origin, bool(plan.stated), plan.inputs is not None)
         if not args.no_scan:
-            # The failure the thread quotes first; what the releases print when they print
-            # something else (said below). Release runs are cached: the second scan is cheap.
-            # What the thread reports first, then its outcome with what the releases print. A
-            # failure that is not the thread's is said by the scan, never written as its bug.
-            for bad_outcome, match in dict.fromkeys(((outcome, quoted_match(t.quoted)), (outcome, None))):
+            # What the thread reports first, then its outcome with what the releases print
+            # (said below; release runs are cached, so the second scan is cheap). A failure
+            # that is not the thread's is said by the scan, never written as its bug.
+            for bad_outcome, match in dict.fromkeys(((plan.outcome, quoted_match(t.quoted)), (plan.outcome, None))):
                 scan = argparse.Namespace(write=True, force=False, versions=None, items=None, window_issue=[],
                                           bad_outcome=bad_outcome, bad_match=match, find_links=args.find_links,
                                           no_index=args.no_index)
@@ -174,12 +158,6 @@ def cmd_harvest(args) -> int:
     print(f"harvest: wrote {CASES_DIR / slug}; next: iree-regress "
           + (f"prove {slug} --scan --write" if args.no_scan else f"prove {slug} && iree-regress lint {slug}"))
     return 0
-
-
-def _function(run_commands: list[list[str]]) -> str | None:
-    """The function the thread's iree-run-module runs (`--function=NAME`), if it says."""
-    named = [w.split("=", 1)[1].lstrip("@") for argv in run_commands for w in argv if w.startswith("--function=")]
-    return named[0] if named else None
 
 
 def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool, runs: bool) -> None:

@@ -2,6 +2,7 @@
 it says, program.py turns its program into the case's files (commands/cases.py makes the
 case and scans the releases)."""
 
+from .plan import CasePlan, plan_case
 from .program import Stated, run_inputs, stated_reference, stated_results, torch_model, torch_program
 from .thread import (HarvestError, Thread, bug_outcome, check_issue, choose_program, fails_at_run_time,
                      fetch_thread, pass_args, quoted_match, read_thread, slug_of, target_and_flags)

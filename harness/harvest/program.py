@@ -90,7 +90,7 @@ def torch_model(snippet: str) -> str:
     model = ast.unparse(call.args[0])
     keyword = [kw.value for kw in call.keywords if kw.arg == "args"]
     given = keyword or call.args[1:]
-    if len(given) == 1 and isinstance(given[0], ast.Tuple) and (keyword or _name(call.func) == "torch.export.export"):
+    if len(given) == 1 and isinstance(given[0], ast.Tuple) and (keyword or ast.unparse(call.func) == "torch.export.export"):
         given = given[0].elts  # torch.export.export(model, (x, y)), aot.export(model, args=(x, y))
     inputs = ", ".join(ast.unparse(a) for a in given)
     head = "\n".join(snippet.splitlines()[: stmt.lineno - 1]).rstrip()
@@ -103,12 +103,8 @@ def torch_model(snippet: str) -> str:
 _EXPORTS = ("aot.export", "export", "torch.export.export", "iree.turbine.aot.export")
 
 
-def _name(func: ast.expr) -> str:
-    return ast.unparse(func)
-
-
 def _is_export(func: ast.expr) -> bool:
-    return _name(func) in _EXPORTS
+    return ast.unparse(func) in _EXPORTS
 
 
 @dataclass

@@ -165,7 +165,7 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
         # end: releases after the last bad one that fail another way before the fix
         interim = next((n for n in range(last + 1, j) if states[n] == NEITHER), None)
         # inside: items another failure hides on releases where other items show the bug
-        inside = _hidden(runs[first:last + 1], [NEITHER] * (last + 1 - first), bug, "inside")
+        inside = _hidden(runs[first:last + 1], bug, "inside")
         found.append(Window(runs[first].version, runs[last].version, last_good, first_good,
                             runs[hidden].version if hidden is not None else None,
                             hidden_by(runs[hidden], bug) if hidden is not None else "",
@@ -174,8 +174,8 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
                             hidden_after_by=hidden_by(runs[interim], bug) if interim is not None else "",
                             hidden_items=tuple(sorted({f"{h.scope}-{n}" for h in inside for n in h.names}))))
         hiding += inside
-        hiding += _hidden(runs[k + 1:first], states[k + 1:first], bug, "before")
-        hiding += _hidden(runs[last + 1:j], states[last + 1:j], bug, "after")
+        hiding += _hidden(_neither(runs[k + 1:first], states[k + 1:first]), bug, "before")
+        hiding += _hidden(_neither(runs[last + 1:j], states[last + 1:j]), bug, "after")
         floor = last
         i = j
     shown: dict[str, list[tuple[str, str]]] = {}
@@ -196,12 +196,16 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
                     tuple(r.failure_text() for r in texts), tuple(hiding))
 
 
-def _hidden(runs: list[ReleaseRun], states: list[str], bug: Bug, where: str) -> list[Hidden]:
-    """The other failures on releases that hide the bug, per target (or ir) and outcome."""
+def _neither(runs: list[ReleaseRun], states: list[str]) -> list[ReleaseRun]:
+    """The releases where no item shows the bug or passes: another failure hides it."""
+    return [run for run, state in zip(runs, states) if state == NEITHER]
+
+
+def _hidden(runs: list[ReleaseRun], bug: Bug, where: str) -> list[Hidden]:
+    """The other failures on these releases' items, where they hide the bug, per target
+    (or ir) and outcome."""
     groups: dict[tuple[str, str], list] = {}
-    for run, state in zip(runs, states):
-        if state != NEITHER:
-            continue
+    for run in runs:
         for r in run.results:
             if r.outcome in (PASS_OUTCOME, SKIP_OUTCOME) or bug.state(r).kind in (PROBE_BAD, PROBE_GOOD):
                 continue

@@ -1,0 +1,62 @@
+"""What case a thread becomes, decided before anything is written: its program (MLIR, or
+model.py from a PyTorch snippet), its kind (compile, IR, run, numeric from stated values,
+torch), target, flags and the outcome the thread reports. commands/cases.py prints it,
+makes the case from it (scaffold.new_case) and scans the releases."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..outcomes import WRONG_NUMBERS
+from ..scaffold import targets_named
+from .program import Stated, run_inputs, stated_results, torch_program
+from .thread import Thread, bug_outcome, choose_program, fails_at_run_time, pass_args, target_and_flags
+
+
+@dataclass
+class CasePlan:
+    program: str  # model.py (from_torch) or the MLIR
+    origin: str  # where the program came from, in words
+    from_torch: bool
+    stated: list[Stated]  # the results the program's check ops state (the golden)
+    inputs: list | None  # a run case's inputs: the thread's --input= values
+    ir_args: list[str] | None  # an IR case's iree-opt passes
+    command: list[str]  # the command the case follows
+    target: str
+    flags: list[str]
+    guessed: str  # what was guessed about the target, "" when the thread says
+    outcome: str | None  # what the thread reports; None: the releases decide
+    function: str | None  # what its iree-run-module runs, when it says
+
+    @property
+    def atol(self) -> float:
+        return max((s.atol for s in self.stated), default=1e-5)
+
+    def tolerance(self) -> tuple[tuple[float, float], str]:
+        """The case's (atol, rtol) and its reason: a check op's own atol, else the default."""
+        if not self.stated:
+            return (1e-5, 1e-5), ""
+        return (self.atol, 0.0), f"the thread's check op: atol {self.atol:g}" if self.atol > 1e-2 else ""
+
+
+def plan_case(t: Thread, attached: dict[str, str]) -> CasePlan:
+    """HarvestError when the thread does not say enough (its message says what to give)."""
+    # A PyTorch snippet is taken only where the thread has no MLIR program.
+    from_torch = not attached and not t.programs and bool(t.torch_snippets)
+    program, origin = torch_program(t) if from_torch else choose_program(t, attached)
+    # check ops state the correct results: the program returns what they checked instead
+    program, stated = (program, []) if from_torch else stated_results(program)
+    # a run that fails: the case runs the module on the values the thread ran it on
+    inputs = run_inputs(t.run_commands[0]) if not (from_torch or stated) and fails_at_run_time(t) else None
+    # An iree-compile command makes the matrix items; with only iree-opt, its passes are an IR check.
+    ir_args = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else None
+    command = t.commands[0] if t.commands else t.opt_commands[0] if ir_args is not None else ["iree-compile"]
+    target, flags, guessed = target_and_flags(command) if ir_args is None else ("cpu", [], "")
+    if from_torch and not t.commands:  # the snippet's own target (compile options), else cpu
+        named = targets_named("\n".join(t.torch_snippets))
+        target, guessed = (named[0], "") if named else ("cpu", "no target named: cpu")
+    functions = [w.split("=", 1)[1].lstrip("@") for argv in t.run_commands for w in argv
+                 if w.startswith("--function=")]
+    return CasePlan(program, origin, from_torch, stated, inputs, ir_args, command, target, flags, guessed,
+                    WRONG_NUMBERS if stated else bug_outcome(t), functions[0] if functions else None)
