@@ -199,6 +199,84 @@ def test_of_several_programs_the_one_named_as_the_commands_input_is_taken():
         choose_program(read_thread(text.replace("iree-compile bad.mlir", "iree-compile other.mlir")), {})
 
 
+# A fake compiler whose failure depends on the program: "bad.op" fails to bufferize on
+# the releases whose behaviour is "bug" (3.3.0-3.4.0), "odd.op" fails otherwise on 3.1.0-3.2.0.
+BLOCK_TOOL = FAKE_HEADER + """\
+program = "".join(open(a).read() for a in sys.argv[1:] if a.endswith(".mlir") and os.path.exists(a))
+if "bad.op" in program and mode == "bug":
+    print("m.mlir:1:1: error: failed to bufferize op 'foo'", file=sys.stderr); sys.exit(1)
+if "odd.op" in program and mode == "other":
+    print("m.mlir:2:3: error: 'odd.op' op operand #0 must be ranked", file=sys.stderr); sys.exit(1)
+out = sys.argv[sys.argv.index("-o") + 1]
+open(out, "wb").write(b"PK\\x03\\x04" + b"\\0" * 64)
+"""
+
+BLOCKS_THREAD = """# Two programs, neither named
+
+https://github.com/iree-org/iree/issues/4545
+
+The original program:
+```mlir
+func.func @original() {{
+  {first}
+  return
+}}
+```
+After reducing it:
+```mlir
+func.func @reduced() {{
+  {second}
+  return
+}}
+```
+```
+iree-compile model.mlir --iree-hal-target-backends=llvm-cpu -o m.vmfb
+```
+{quote}
+"""
+
+
+@pytest.mark.parametrize("first, second, quote, chosen", [
+    ("// works", '"bad.op"() : () -> ()', "", "@reduced"),  # only the second reproduces
+    ('"bad.op"() : () -> ()\n  "x.y"() : () -> ()', '"bad.op"() : () -> ()', "", "@reduced"),  # alike: smaller
+    ('"odd.op"() : () -> ()', '"bad.op"() : () -> ()', "error: failed to bufferize op 'foo'", "@reduced"),
+    ('"bad.op"() : () -> ()', '"odd.op"() : () -> ()', "", None),  # differently, no quote: asked
+])
+def test_of_several_unnamed_blocks_the_one_that_reproduces_is_the_case(releases, tmp_path, capsys, first, second,
+                                                                        quote, chosen):
+    """Each block is made and scanned (over fake releases); the case is the block that
+    reproduces; two that fail alike give the smaller; two that fail differently give the
+    one printing what the thread quotes, else a clear question and nothing written."""
+    install_fake(releases.builds, ("iree-compile", "iree-opt", "iree-run-module"), BLOCK_TOOL)
+    (tmp_path / "thread.md").write_text(BLOCKS_THREAD.format(first=first, second=second, quote=quote))
+    code = cli_main(["harvest", "thread.md", "--slug", "two-blocks"])
+    out, err = capsys.readouterr()
+    case = tmp_path / "cases" / "two-blocks"
+    if chosen is None:
+        assert code == 2 and not case.exists(), out + err
+        assert "2 of the thread's MLIR blocks reproduce, differently" in err and "--attach" in err
+        return
+    assert code == 0, out + err
+    assert chosen in (case / "model.mlir").read_text()
+    assert "MLIR block 2 of 2" in (case / "README.md").read_text()
+    assert cli_main(["lint", "two-blocks"]) == 0 and cli_main(["prove", "two-blocks"]) == 0
+
+
+def test_several_unnamed_blocks_need_a_scan(tmp_path, capsys):
+    """Which block reproduces only a scan tells: without one (--no-scan, --keep) harvest asks."""
+    from harness.harvest import blocks_to_try
+
+    text = BLOCKS_THREAD.format(first="", second="// x", quote="")
+    t = read_thread(text)
+    assert blocks_to_try(t, {}) == [0, 1] and blocks_to_try(t, {"x.mlir": "func.func @x() { return }"}) == []
+    twice = "# t\n" + "```mlir\nfunc.func @a() { return }\n```\n" * 2
+    assert blocks_to_try(read_thread(twice), {}) == [0]  # the same block twice: tried once
+    (tmp_path / "thread.md").write_text(text)
+    for option in ("--no-scan", "--keep"):
+        assert cli_main(["harvest", str(tmp_path / "thread.md"), option]) == 2
+        assert "only a scan tells which reproduces" in capsys.readouterr().err
+
+
 TORCH_THREAD = '''# Wrong results for a matmul exported with iree-turbine on llvm-cpu
 
 https://github.com/iree-org/iree/issues/4444
@@ -247,16 +325,38 @@ def test_a_pytorch_snippet_becomes_model_py_whose_golden_pytorch_makes(tmp_path)
         torch_model("import torch\nclass M(torch.nn.Module):\n    pass\n")
 
 
-def test_a_real_pytorch_thread_cut_before_its_export_is_asked_about_never_guessed():
-    """iree-org/iree#20819 (the bug of case concat-emplaced-results-swapped), as saved: the
-    module is there, the script that made its inputs and exported it is cut short."""
+def test_a_real_pytorch_thread_whose_module_is_not_exported_runs_on_the_shape_its_export_states(tmp_path):
+    """iree-org/iree#20819 (case concat-results-swapped-static), as stored: the module is
+    there, the script that exported it is cut short, and a later chunk prints the export's
+    IR, whose signature says the input: 1x2 f32. model.py runs on seeded inputs of that
+    shape (sandboxed, as the suite runs it). Without the printed IR, it is asked about."""
     from harness.harvest import bug_outcome, torch_program
+    from harness.item import settings_with
+    from harness.stages import write_golden_sandboxed
+    from harness.toolchain import resolve
 
-    t = read_thread((THREADS / "iree-20819-torch-snippet-cut-short.md").read_text())
+    text = (THREADS / "iree-20819-torch-module-and-its-export.md").read_text()
+    t = read_thread(text)
     assert (t.issue, len(t.programs), len(t.torch_snippets)) == ("iree-org/iree#20819", 0, 1)
     assert bug_outcome(t) == "compare-fail"  # "Produces incorrect results"
+    assert t.torch_signatures == [[((1, 2), "f32")]]
+    model, origin = torch_program(t)
+    assert origin.endswith("its inputs are seeded, of the shapes 1x2xf32 the thread's exported IR states)")
+    (tmp_path / "model.py").write_text(model)
+    made = write_golden_sandboxed(tmp_path / "model.py", tmp_path, settings_with(resolve()))
+    assert made.ok, made.detail
+    import numpy as np
+
+    x = np.load(tmp_path / "inputs" / "input0.npy")
+    out = np.load(tmp_path / "expected" / "output0.npy")
+    assert x.shape == (1, 2) and out.tolist() == [[x[0, 1], 0.0]]  # [c, b]: the bug swaps them
+    cut = read_thread(text[:text.index("[turn 0 by javidcf, continued]")])
     with pytest.raises(HarvestError, match="defines IreeBadConcatenation but exports nothing"):
-        torch_program(t)
+        torch_program(cut)
+    two = read_thread(text.replace("!torch.vtensor<[1,2],f32>) ->", "!torch.vtensor<[1,2],f32>, %arg1: "
+                                                                     "!torch.vtensor<[1],f32>) ->", 1))
+    with pytest.raises(HarvestError, match="exports nothing"):  # a signature that does not fit forward
+        torch_program(two)
 
 
 def test_check_ops_state_the_golden_and_the_program_returns_what_they_checked(tmp_path):

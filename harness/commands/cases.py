@@ -66,34 +66,86 @@ def add_harvest_parser(sub) -> None:
 
 def cmd_harvest(args) -> int:
     """Read the thread, make the case in a scratch folder, scan it over the releases
-    (prove --scan --write), and move it into cases/ only when the releases show a bug."""
-    import argparse
+    (prove --scan --write), and move it into cases/ only when the releases show a bug. Of
+    several MLIR blocks that the thread's command does not name, each is made and scanned,
+    and the one that reproduces is the case (harvest/choice.py)."""
     import shutil
     import tempfile
 
     from ..case import load_case
-    from ..harvest import (HarvestError, check_issue, fetch_thread, plan_case, quoted_match, read_thread, slug_of,
-                           stated_reference)
-    from ..scaffold import ScaffoldError, new_case
-    from .history import cmd_scan
+    from ..harvest import HarvestError, blocks_to_try, check_issue, choose_reproducing, plan_case, slug_of
 
     try:
-        repo = (args.issue or "").split("#")[0]
-        text = args.thread.read_text(errors="replace") if args.thread else fetch_thread(args.issue)
-        t = read_thread(text, repo)
+        t, attached = _read_harvest_input(args)
         issue = check_issue(args.issue if args.issue and "#" in args.issue else t.issue)
-        attached = {}
-        for spec in args.attach:
-            name, _, file = spec.partition("=")
-            if not file or not Path(file).is_file():
-                raise HarvestError(f"--attach {spec!r}: NAME=FILE with FILE a saved program")
-            attached[name] = Path(file).read_text(errors="replace")
-        plan = plan_case(t, attached)
+        blocks = blocks_to_try(t, attached)
+        if blocks and (args.no_scan or args.keep):
+            raise HarvestError(f"the thread holds {len(t.programs)} MLIR blocks and its command names none: only "
+                               "a scan tells which reproduces (not with --no-scan or --keep); or save the "
+                               "thread's program and give --attach NAME=FILE")
+        plans = [plan_case(t, attached, j) for j in blocks] if blocks else [plan_case(t, attached)]
     except (OSError, HarvestError) as e:
         print(f"harvest: {args.thread or args.issue}: {e}", file=sys.stderr)
         return 2
     slug = args.slug or slug_of(t.title)
     print(f"harvest: {issue}: {t.title or '(no title)'}")
+    if (CASES_DIR / slug).exists():
+        print(f"harvest: {CASES_DIR / slug} already exists: give --slug", file=sys.stderr)
+        return 2
+    if blocks:
+        print(f"harvest: {len(t.programs)} MLIR blocks and the command names none: each is scanned")
+    with tempfile.TemporaryDirectory(prefix="harvest-") as scratch:
+        tried = []
+        for n, plan in enumerate(plans):
+            _print_plan(t, plan)
+            try:
+                made = _make_harvested(Path(scratch) / str(n), slug, issue, t, plan)
+            except HarvestError as e:
+                print(f"harvest: {e}", file=sys.stderr)
+                return 2
+            quoted = None if args.no_scan else _scan_harvested(made, t, plan, args)
+            tried.append((plan, made, quoted))
+        try:
+            plan, made, quoted = choose_reproducing(tried, t.quoted)
+        except HarvestError as e:
+            print(f"harvest: {e}; nothing written", file=sys.stderr)
+            return 2
+        if not args.no_scan:
+            case = load_case(made / "case.toml", require_golden=False)
+            if quoted is None:
+                if not args.keep:
+                    print("harvest: no release shows a bug this case could hold (the table above); nothing "
+                          "written (--keep writes it as unreproduced)")
+                    return 1
+                from ..history.releases import available
+                from .history import source_of
+
+                _mark_unreproduced(made, t, available(source_of(args)))
+            elif t.quoted and not quoted:
+                print(f"harvest: the thread quotes {t.quoted!r}; the releases print /{case.history.bad_match.pattern}/ "
+                      f"({case.history.describe()})")
+        shutil.move(str(made), CASES_DIR / slug)
+    print(f"harvest: wrote {CASES_DIR / slug}; next: iree-regress "
+          + (f"prove {slug} --scan --write" if args.no_scan else f"prove {slug} && iree-regress lint {slug}"))
+    return 0
+
+
+def _read_harvest_input(args):
+    """(the thread, the programs given with --attach): HarvestError or OSError on bad input."""
+    from ..harvest import HarvestError, fetch_thread, read_thread
+
+    repo = (args.issue or "").split("#")[0]
+    text = args.thread.read_text(errors="replace") if args.thread else fetch_thread(args.issue)
+    attached = {}
+    for spec in args.attach:
+        name, _, file = spec.partition("=")
+        if not file or not Path(file).is_file():
+            raise HarvestError(f"--attach {spec!r}: NAME=FILE with FILE a saved program")
+        attached[name] = Path(file).read_text(errors="replace")
+    return read_thread(text, repo), attached
+
+
+def _print_plan(t, plan) -> None:
     print(f"  program: {plan.origin}, {len(plan.program.splitlines())} lines")
     print(f"  command: {' '.join(plan.command) if t.commands or t.opt_commands else '(none quoted)'}")
     if plan.ir_args is None:
@@ -109,55 +161,53 @@ def cmd_harvest(args) -> int:
               + ", ".join(f"{s.value} = dense<{s.literal}>, atol {s.atol:g}" for s in plan.stated) + "): the golden")
     print(f"  the thread quotes: {t.quoted or '(no error line)'}; it reports "
           + (plan.outcome or "no outcome: the releases decide"))
-    if (CASES_DIR / slug).exists():
-        print(f"harvest: {CASES_DIR / slug} already exists: give --slug", file=sys.stderr)
-        return 2
-    with tempfile.TemporaryDirectory(prefix="harvest-") as scratch:
-        source = Path(scratch) / ("model.py" if plan.from_torch else "program.mlir")
-        source.write_text(plan.program)
-        reference = Path(scratch) / "reference.py" if plan.stated else None
-        if reference:
-            reference.write_text(stated_reference(plan.stated))
-        tolerance, tolerance_reason = plan.tolerance()
-        try:  # a golden is PyTorch's (the snippet's, or the values the thread states), made in the sandbox
-            made = new_case(Path(scratch) / "cases", slug, [issue], t.title or None,
-                            from_mlir=None if plan.from_torch else source,
-                            from_torch=str(source) if plan.from_torch else None, reference=reference,
-                            targets=[plan.target], flags=plan.flags, ir_args=plan.ir_args, run_inputs=plan.inputs,
-                            function=plan.function, tolerance=tolerance, tolerance_reason=tolerance_reason)
-        except ScaffoldError as e:
-            print(f"harvest: {e}", file=sys.stderr)
-            return 2
-        _say_where_it_came_from(made / "README.md", issue, plan.origin, bool(plan.stated), plan.inputs is not None)
-        if not args.no_scan:
-            # What the thread reports first, then its outcome with what the releases print
-            # (said below; release runs are cached, so the second scan is cheap). A failure
-            # that is not the thread's is said by the scan, never written as its bug.
-            for bad_outcome, match in dict.fromkeys(((plan.outcome, quoted_match(t.quoted)), (plan.outcome, None))):
-                scan = argparse.Namespace(write=True, force=False, versions=None, items=None, window_issue=[],
-                                          bad_outcome=bad_outcome, bad_match=match, find_links=args.find_links,
-                                          no_index=args.no_index)
-                if cmd_scan(scan, load_case(made / "case.toml", require_golden=False)) == 0 and \
-                        load_case(made / "case.toml", require_golden=False).history.windows:
-                    break
-            else:
-                if not args.keep:
-                    print("harvest: no release shows a bug this case could hold (the table above); nothing "
-                          "written (--keep writes it as unreproduced)")
-                    return 1
-                from ..history.releases import available
-                from .history import source_of
 
-                _mark_unreproduced(made, t, available(source_of(args)))
-            case = load_case(made / "case.toml", require_golden=False)
-            match = case.history.bad_match
-            if t.quoted and match is not None and not match.search(t.quoted):
-                print(f"harvest: the thread quotes {t.quoted!r}; the releases print /{match.pattern}/ "
-                      f"({case.history.describe()})")
-        shutil.move(str(made), CASES_DIR / slug)
-    print(f"harvest: wrote {CASES_DIR / slug}; next: iree-regress "
-          + (f"prove {slug} --scan --write" if args.no_scan else f"prove {slug} && iree-regress lint {slug}"))
-    return 0
+
+def _make_harvested(scratch: Path, slug: str, issue: str, t, plan) -> Path:
+    """The case, made from the plan under `scratch` (new_case: a golden is PyTorch's, the
+    snippet's or the values the thread states, made in the sandbox)."""
+    from ..harvest import HarvestError, stated_reference
+    from ..scaffold import ScaffoldError, new_case
+
+    scratch.mkdir(parents=True)
+    source = scratch / ("model.py" if plan.from_torch else "program.mlir")
+    source.write_text(plan.program)
+    reference = scratch / "reference.py" if plan.stated else None
+    if reference:
+        reference.write_text(stated_reference(plan.stated))
+    tolerance, tolerance_reason = plan.tolerance()
+    try:
+        made = new_case(scratch / "cases", slug, [issue], t.title or None,
+                        from_mlir=None if plan.from_torch else source,
+                        from_torch=str(source) if plan.from_torch else None, reference=reference,
+                        targets=[plan.target], flags=plan.flags, ir_args=plan.ir_args, run_inputs=plan.inputs,
+                        function=plan.function, tolerance=tolerance, tolerance_reason=tolerance_reason)
+    except ScaffoldError as e:
+        raise HarvestError(str(e)) from None
+    _say_where_it_came_from(made / "README.md", issue, plan.origin, bool(plan.stated), plan.inputs is not None)
+    return made
+
+
+def _scan_harvested(made: Path, t, plan, args) -> bool | None:
+    """Scan the releases and write the windows into the made case: True when they show
+    the failure the thread quotes, False another failure of the outcome it reports (or
+    that the releases infer), None when no release shows a bug. The quote is tried first,
+    then what the releases print (release runs are cached, so the second scan is cheap).
+    A failure that is not the thread's is said by the scan, never written as its bug."""
+    import argparse
+
+    from ..case import load_case
+    from ..harvest import quoted_match
+    from .history import cmd_scan
+
+    for bad_outcome, match in dict.fromkeys(((plan.outcome, quoted_match(t.quoted)), (plan.outcome, None))):
+        scan = argparse.Namespace(write=True, force=False, versions=None, items=None, window_issue=[],
+                                  bad_outcome=bad_outcome, bad_match=match, find_links=args.find_links,
+                                  no_index=args.no_index)
+        if cmd_scan(scan, load_case(made / "case.toml", require_golden=False)) == 0 and \
+                load_case(made / "case.toml", require_golden=False).history.windows:
+            return match is not None
+    return None
 
 
 def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool, runs: bool) -> None:

@@ -40,11 +40,12 @@ class CasePlan:
         return (self.atol, 0.0), f"the thread's check op: atol {self.atol:g}" if self.atol > 1e-2 else ""
 
 
-def plan_case(t: Thread, attached: dict[str, str]) -> CasePlan:
-    """HarvestError when the thread does not say enough (its message says what to give)."""
+def plan_case(t: Thread, attached: dict[str, str], block: int | None = None) -> CasePlan:
+    """HarvestError when the thread does not say enough (its message says what to give);
+    `block`: the MLIR block to take, of several (thread.blocks_to_try)."""
     # A PyTorch snippet is taken only where the thread has no MLIR program.
     from_torch = not attached and not t.programs and bool(t.torch_snippets)
-    program, origin = torch_program(t) if from_torch else choose_program(t, attached)
+    program, origin = torch_program(t) if from_torch else choose_program(t, attached, block)
     # check ops state the correct results: the program returns what they checked instead
     program, stated = (program, []) if from_torch else stated_results(program)
     # a run that fails: the case runs the module on the values the thread ran it on

@@ -3,7 +3,9 @@
     a PyTorch snippet           with no MLIR block: a fenced Python block defining an
                                 nn.Module and exporting it (aot.export, torch.export.export)
                                 becomes model.py: its code up to the export, then `Model`
-                                and `example_inputs()` naming what the export was given
+                                and `example_inputs()` naming what the export was given; a
+                                module alone, with the thread's printed export of it, runs
+                                on seeded inputs of the shapes that export states
     a run                       an `iree-run-module ...` command's `--input=` values become
                                 inputs/ and the case runs with no golden (kind "run"), the
                                 bug being how the run fails
@@ -58,13 +60,22 @@ def run_inputs(command: list[str]) -> list:
 
 def torch_program(t: Thread) -> tuple[str, str]:
     """(model.py, where it came from) from the first PyTorch snippet that exports its
-    module, or HarvestError saying why none does."""
+    module, or that defines one module the thread's printed IR gives the input shapes of;
+    else HarvestError saying why none does."""
     problem = None
     for j, snippet in enumerate(t.torch_snippets):
+        where = f"the thread's PyTorch snippet {j + 1} of {len(t.torch_snippets)} (model.py"
         try:
-            return torch_model(snippet), f"the thread's PyTorch snippet {j + 1} of {len(t.torch_snippets)} (model.py)"
+            return torch_model(snippet), where + ")"
         except HarvestError as e:
             problem = e
+        for signature in t.torch_signatures:
+            try:
+                model, shapes = seeded_torch_model(snippet, signature)
+            except HarvestError:
+                continue
+            return model, where + f"; it exports nothing: its inputs are seeded, of the shapes {shapes} the " \
+                                  "thread's exported IR states)"
     raise problem or HarvestError("the thread holds no PyTorch snippet")
 
 
@@ -98,6 +109,43 @@ def torch_model(snippet: str) -> str:
             f"{head}\n\n\n# What the thread's snippet exported (written by iree-regress harvest).\n"
             f"def Model():\n    return {model}\n\n\n"
             f"def example_inputs():\n    return ({inputs}{',' if inputs else ''})\n")
+
+
+def seeded_torch_model(snippet: str, signature: list[tuple[tuple[int, ...], str]]) -> tuple[str, str]:
+    """(model.py, the shapes in words) for a snippet that defines one nn.Module and exports
+    nothing (imports, classes and functions only), run on seeded inputs of the shapes and
+    element types a printed export of it states (`signature`, one per forward argument).
+    HarvestError when the snippet is not that, or the signature does not fit its forward."""
+    try:
+        tree = ast.parse(snippet)
+    except SyntaxError as e:
+        raise HarvestError(f"the PyTorch snippet is not Python as pasted (line {e.lineno}: {e.msg})") from None
+    allowed = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef)
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    if len(classes) != 1 or not all(isinstance(n, allowed) for n in tree.body):
+        raise HarvestError("the snippet is not one module definition alone")
+    forward = next((f for f in classes[0].body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
+    if forward is None or len(forward.args.args) - 1 != len(signature) or forward.args.vararg:
+        raise HarvestError(f"{classes[0].name}.forward does not take the {len(signature)} argument(s) stated")
+    inputs = []
+    for shape, element in signature:
+        dtype = _TORCH_ELEMENTS.get(element)
+        if dtype is None:
+            raise HarvestError(f"an input of element type {element}: harvest seeds {', '.join(_TORCH_ELEMENTS)}")
+        dims = ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "")
+        inputs.append(f"torch.randn(({dims}), generator=g).to(torch.{dtype})" if dtype.startswith(("float", "bfl"))
+                      else f"torch.randint(-8, 8, ({dims}), generator=g).to(torch.{dtype})")
+    shapes = ", ".join("x".join(map(str, shape)) + f"x{element}" for shape, element in signature)
+    return ("import torch\n\n" + snippet.rstrip() + "\n\n\n"
+            f"# The thread's snippet exports nothing: its inputs are seeded, of the shapes its printed\n"
+            f"# export states ({shapes}) (written by iree-regress harvest).\n"
+            f"def Model():\n    return {classes[0].name}()\n\n\n"
+            "def example_inputs():\n    g = torch.Generator().manual_seed(0)\n"
+            f"    return ({', '.join(inputs)},)\n"), shapes
+
+
+_TORCH_ELEMENTS = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64", "si64": "int64",
+                   "si32": "int32", "si8": "int8", "ui8": "uint8", "i1": "bool"}
 
 
 _EXPORTS = ("aot.export", "export", "torch.export.export", "iree.turbine.aot.export")

@@ -8,8 +8,9 @@ THREAD is an issue's text: the markdown body saved from the browser, or what
                                 gh's `number:` with --issue's repository
     the program                 a fenced MLIR block (func.func / util.func / module); when
                                 the thread holds several, the one its command names, else
-                                the caller is asked to choose (never guessed); or, with
-                                none, a PyTorch snippet (program.torch_program)
+                                each is scanned and the one that reproduces is taken
+                                (blocks_to_try; never guessed); or, with none, a PyTorch
+                                snippet (program.torch_program)
     the commands                an `iree-compile ...` line: its target and the flags that
                                 are about the bug (output, dump and path flags dropped); an
                                 `iree-opt ...` line alone: its passes (an IR case); an
@@ -50,6 +51,8 @@ _VERSION = re.compile(r"\bIREE(?:\s+compiler)?\s+version[:\s]+v?(\d+\.\d+\.\d+\S
 _TORCH_MODULE = re.compile(r"^import torch|^from torch|^class \w+\((?:torch\.)?nn\.Module\)", re.M)
 _WRONG = re.compile(r"\b(?:wrong|incorrect|mismatch\w*|inaccurate|differ\w*)\b.{0,40}?\b(?:results?|outputs?|values?|"
                     r"numbers?|numerics?)\b|numerical(?:ly)? (?:mismatch|differen\w+|error)", re.I)
+_TORCH_FUNC = re.compile(r"func\.func\s+@[\w$.\"-]+\(([^)]*)\)")
+_VTENSOR = re.compile(r":\s*!torch\.vtensor<\[([\d,]*)\],(\w+)>\s*$")
 _MLIR_NAME = re.compile(r"([\w.-]+\.mlir)\b")
 _NAMED_WITHIN = 300  # characters before a block where its file name may be said
 _DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (?:error|warning|note):", re.M)
@@ -84,6 +87,9 @@ class Thread:
     torch_snippets: list[str] = field(default_factory=list)  # Python blocks defining an nn.Module
     wrong_numbers: bool = False  # it says the results are wrong (mismatch, incorrect, ...)
     compiler_failed: bool = False  # a diagnostic of the program's file, or iree-compile's stack dump
+    # The argument types of each torch-dialect function the thread prints (an export's IR),
+    # as (shape, element) pairs: the shapes a snippet that exports nothing was run on.
+    torch_signatures: list[list[tuple[tuple[int, ...], str]]] = field(default_factory=list)
 
 
 def read_thread(text: str, repo: str = "") -> Thread:
@@ -126,6 +132,13 @@ def read_thread(text: str, repo: str = "") -> Thread:
     t.wrong_numbers = bool(_WRONG.search(t.title + "\n" + prose))
     t.compiler_failed = bool(re.search(r"\.mlir:\d+:\d+: error:|Program arguments:\s*\S*iree-(?:compile|opt)", prose))
     t.links = list(dict.fromkeys(_LINK.findall(text)))
+    # Read from the whole text: a printed export is often cut short after its signature.
+    for m in _TORCH_FUNC.finditer(text):
+        args = [a for a in re.split(r",\s*(?=%)", m.group(1)) if a.strip()]
+        types = [_VTENSOR.search(a) for a in args]
+        if args and all(types):
+            t.torch_signatures.append([(tuple(int(d) for d in v.group(1).split(",") if d), v.group(2))
+                                       for v in types])
     return t
 
 
@@ -167,13 +180,16 @@ def pass_args(command: list[str]) -> list[str]:
             and w not in ("-o",)]
 
 
-def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:
-    """(program text, where it came from), or HarvestError saying what to give."""
+def choose_program(t: Thread, attached: dict[str, str], block: int | None = None) -> tuple[str, str]:
+    """(program text, where it came from), or HarvestError saying what to give. `block`
+    takes that MLIR block of several (one of blocks_to_try)."""
     if attached:
         name, text = next(iter(attached.items()))
         return text, f"--attach {name}"
     if len(t.programs) == 1:
         return t.programs[0], "the thread's MLIR block"
+    if block is not None:
+        return t.programs[block], f"MLIR block {block + 1} of {len(t.programs)}"
     # Several: the one named as the file the thread's command compiles (or runs its passes on).
     inputs = {Path(w).name for argv in t.commands + t.opt_commands for w in argv[1:] if w.endswith(".mlir")}
     named = [j for j, names in enumerate(t.program_names) if names & inputs]
@@ -189,6 +205,22 @@ def choose_program(t: Thread, attached: dict[str, str]) -> tuple[str, str]:
                            "module) and no PyTorch snippet that exports its module; give --attach NAME=FILE")
     raise HarvestError(f"the thread holds {len(t.programs)} MLIR blocks and its command does not say which it "
                        "compiles; save the one that reproduces and give --attach NAME=FILE")
+
+
+def blocks_to_try(t: Thread, attached: dict[str, str]) -> list[int]:
+    """The MLIR blocks each to be scanned when the thread holds several and its command
+    names none of them (the one that reproduces is the program); [] when choose_program
+    knows (one block, one named, or an attachment). A block repeated is tried once."""
+    if attached or len(t.programs) < 2:
+        return []
+    try:
+        choose_program(t, attached)
+        return []
+    except HarvestError:
+        first = {}
+        for j, program in enumerate(t.programs):
+            first.setdefault(program.strip(), j)
+        return sorted(first.values())
 
 
 def fails_at_run_time(t: Thread) -> bool:
