@@ -206,7 +206,8 @@ def import_stage(case: Case, settings: Settings) -> tuple[StageResult, Path | No
 def compile_flags(case: Case, target: str, opt_level: str, settings: Settings) -> list[str]:
     flags = targets.compile_flags(target, opt_level, settings.toolchain.release,
                                   settings.target_options)
-    own = list(case.flags) + list(case.target_flags.get(target, ())) + list(settings.extra_flags)
+    own = targets.spelled_for(list(case.flags) + list(case.target_flags.get(target, ())) + list(settings.extra_flags),
+                              settings.toolchain.release)
     # A flag the case sets replaces the profile's own spelling of it (a pinned target CPU
     # instead of the host's), so the command line says one value.
     named = {f.split("=", 1)[0] for f in own if f.startswith("--") and "=" in f}

@@ -48,6 +48,14 @@ STRIP_COMPILATION_INFO_FLAG: Spellings = (
     (Version("0"), None),
 )
 
+# Options a case's own flags may name (as its issue wrote them, in any release's
+# spelling) that IREE renamed: each is given to a compiler in its release's spelling.
+RENAMED_OPTIONS: tuple[Spellings, ...] = (
+    tuple((release, spelling.split("=")[0]) for release, spelling in HIP_ARCH_FLAG),
+    ((Version("3.7.0"), "--iree-dispatch-creation-data-tiling"),  # renamed in 3.7
+     (Version("0"), "--iree-dispatch-creation-experimental-data-tiling")),
+)
+
 
 @dataclass(frozen=True)
 class Target:
@@ -151,6 +159,17 @@ def compile_flags(target: str, opt_level: str, release: Version,
         flags.append(level_flag.format(level=opt_level))
     return flags
 
+
+
+def spelled_for(flags: list[str], release: Version) -> list[str]:
+    """A case's flags with each renamed option (RENAMED_OPTIONS) in `release`'s spelling,
+    its value kept."""
+    spelled = []
+    for flag in flags:
+        name, eq, value = flag.partition("=")
+        row = next((r for r in RENAMED_OPTIONS if name in {s for _, s in r}), None)
+        spelled.append(flag if row is None else _spelling(row, release) + eq + value)
+    return spelled
 
 # How an IR check's own flags name the target they compile for.
 _TARGET_IN_FLAGS = (

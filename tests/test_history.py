@@ -479,3 +479,25 @@ def test_a_failure_on_some_items_inside_a_window_is_written_and_never_the_bug(re
     assert lint_case(releases.manifest, []) == []
     capsys.readouterr()
     assert cli_main(["prove", "fake-case"]) == 0
+
+
+UNKNOWN_OPTION_TOOL = FAKE_HEADER + """\
+if mode != "ok":  # 3.1.0-3.4.0: an option of the case's was renamed
+    print("iree-compile: Unknown command line argument '--iree-old-spelling=1'.  Try: 'iree-compile --help'",
+          file=sys.stderr)
+    print("iree-compile: Did you mean '--iree-new-spelling=1'?", file=sys.stderr); sys.exit(1)
+out = sys.argv[sys.argv.index("-o") + 1]
+open(out, "wb").write(b"PK\\x03\\x04" + b"\\0" * 64)
+"""
+
+
+def test_a_release_that_does_not_know_an_option_measured_nothing(releases, capsys):
+    """A compiler refusing an option of the case's said nothing of its program: those
+    releases are no window's bad (nor good) release, and the scan says which option."""
+    install_fake(releases.builds, ("iree-compile", "iree-opt", "iree-run-module"), UNKNOWN_OPTION_TOOL)
+    text = releases.manifest.read_text()
+    releases.manifest.write_text(text[:text.index("[history]")])
+    assert cli_main(["prove", "fake-case", "--scan", "--bad-outcome", "compile-fail", "--write"]) == 0
+    out = capsys.readouterr().out
+    assert "3.3.0 does not know --iree-old-spelling (it suggests --iree-new-spelling): nothing measured" in out
+    assert "[[history.window]]" not in releases.manifest.read_text()

@@ -181,6 +181,18 @@ def test_flags_exist_in_real_compiler(which, help_hidden):
 
 
 @pytest.mark.real_compiler
+@pytest.mark.parametrize("which", _toolchains())
+def test_each_renamed_option_is_spelled_as_the_release_knows_it(which, help_hidden):
+    """A case's flag in any release's spelling reaches each compiler in that one's own."""
+    tc = _toolchain(which)
+    known = help_hidden(tc.compile)
+    for row in targets.RENAMED_OPTIONS:
+        for _, spelling in row:
+            (given,) = targets.spelled_for([f"{spelling}=x"], tc.release)
+            assert given.split("=")[0] in known, f"release {tc.release} has no {given}"
+
+
+@pytest.mark.real_compiler
 def test_release_dirs_hold_the_release_they_are_named_for():
     sites = _release_sites()
     if not sites:
@@ -219,3 +231,11 @@ def test_a_flag_the_case_sets_replaces_the_profiles_spelling(tmp_path):
                                target_options=TargetOptions(), extra_flags=())
     flags = case_compile_flags(load_case(d / "case.toml"), "cpu", "O3", settings)
     assert [f for f in flags if f.startswith("--iree-llvmcpu-target-cpu=")] == ["--iree-llvmcpu-target-cpu=znver4"]
+
+
+def test_a_case_flag_in_an_old_spelling_reaches_a_new_compiler_renamed():
+    old = "--iree-dispatch-creation-experimental-data-tiling=false"
+    assert targets.spelled_for([old, "--other=1"], Version("3.6.0")) == [old, "--other=1"]
+    assert targets.spelled_for([old], Version("3.7.0")) == ["--iree-dispatch-creation-data-tiling=false"]
+    assert targets.spelled_for(["--iree-hip-target=gfx1100"], Version("3.12.0")) == ["--iree-rocm-target=gfx1100"]
+    assert targets.spelled_for(["--iree-rocm-target=gfx1100"], Version("3.11.0")) == ["--iree-hip-target=gfx1100"]

@@ -222,6 +222,9 @@ def cmd_scan(args, case) -> int:
     seen = failures_seen(runs)
     if bug is None:
         outcome = inferred_outcome(runs)
+        if outcome is None and not seen:
+            print("no release fails: no bug to write; nothing written.")
+            return 2
         if outcome is None:
             print("no single failure stands out: " + "; ".join(f"{o} on {', '.join(vs)}" for o, vs in seen.items())
                   + ". Give --bad-outcome (and --bad-match) and scan again; nothing written.")

@@ -18,6 +18,7 @@ numerics) leave the check undecided ("needs hardware"), never proven.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -131,9 +132,33 @@ def run_release(case: Case, version: str, items: list[ItemId], settings: Setting
         run.error = str(e)
         return run
     on_release = settings_with(toolchain, settings)
-    run.results = [run_item(case, item, on_release) for item in items]
+    results = [run_item(case, item, on_release) for item in items]
+    # A compiler that does not know an option of the item's measured nothing of its
+    # program: never a verdict, so never a window's good or bad release.
+    unknown = {r.name: _unknown_option(r) for r in results}
+    run.results = [r for r in results if not unknown[r.name]]
+    said = sorted({u for u in unknown.values() if u})
+    if said:
+        skipped = [n for n, u in unknown.items() if u]
+        note = (f"does not know {', '.join(said)}: {'nothing' if not run.results else ', '.join(skipped)} "
+                "measured (a renamed option is spelled per release in targets.RENAMED_OPTIONS)")
+        run.error = note if not run.results else ""
+        log(f"  {version} {note}")
     run.seconds = time.monotonic() - start
     return run
+
+
+_UNKNOWN_OPTION = re.compile(r"Unknown command line argument '(-[^'=]+)[^']*'\.(?:.*\n.*Did you mean '(-[^'=]+))?")
+
+
+def _unknown_option(result: ItemResult) -> str:
+    """The option a tool of the item's did not know ("--x (it suggests --y)"), or ""."""
+    if result.outcome in (PASS_OUTCOME, SKIP_OUTCOME):
+        return ""
+    m = _UNKNOWN_OPTION.search(result.failure_text())
+    if not m:
+        return ""
+    return m.group(1) + (f" (it suggests {m.group(2)})" if m.group(2) else "")
 
 
 def judge(run: ReleaseRun, role: str, bug: Bug) -> Check:
