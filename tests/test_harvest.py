@@ -262,6 +262,23 @@ def test_of_several_unnamed_blocks_the_one_that_reproduces_is_the_case(releases,
     assert cli_main(["lint", "two-blocks"]) == 0 and cli_main(["prove", "two-blocks"]) == 0
 
 
+def test_no_quote_and_no_single_failure_takes_the_newest_releases_failure_said_as_a_guess(releases, tmp_path,
+                                                                                         capsys):
+    """An open bug whose thread quotes nothing, on releases that first cannot read the
+    program (another message) and then fail the bug's way: the bug is what the newest
+    release prints, said as a guess, and the older failure is hidden, never the bug."""
+    for version, mode in {"3.0.0": "other", "3.1.0": "other", "3.2.0": "bug", "3.3.0": "bug", "3.4.0": "bug",
+                          "3.5.0": "bug"}.items():
+        (releases.builds / version / "behaviour").write_text(f"{version} {mode}\n")
+    (tmp_path / "thread.md").write_text(THREAD.replace("m.mlir:1:1: error: failed to bufferize op 'foo'\n", ""))
+    assert cli_main(["harvest", "thread.md", "--slug", "open-bug"]) == 0
+    out = capsys.readouterr().out
+    assert "its bug is taken to be the newest release's failure: compile-fail /failed to bufferize op 'foo'/" in out
+    text = (tmp_path / "cases" / "open-bug" / "case.toml").read_text()
+    assert 'hidden_before = "3.1.0"' in text and 'first_bad = "3.2.0"' in text and "first_good" not in text
+    assert cli_main(["lint", "open-bug"]) == 0 and cli_main(["prove", "open-bug"]) == 0
+
+
 def test_several_unnamed_blocks_need_a_scan(tmp_path, capsys):
     """Which block reproduces only a scan tells: without one (--no-scan, --keep) harvest asks."""
     from harness.harvest import blocks_to_try
@@ -470,3 +487,21 @@ def test_a_real_run_time_failure_thread_is_read_as_a_run_case():
     assert t.quoted.startswith("INVALID_ARGUMENT; input0 element type mismatch; expected f32")
     inputs = run_inputs(t.run_commands[0])
     assert [(str(a.dtype), a.tolist()) for a in inputs] == [("float64", [1, 2, 3, 4]), ("float64", [10, 20, 30, 40])]
+
+
+def test_a_real_two_block_iree_opt_thread_quoting_no_error_is_read():
+    """iree-org/iree#23046 (case gpu-materialize-set-encoding-1d-expand-shape), as stored:
+    two MLIR blocks, the second (a matvec) cut short by the search tool, so the first (the
+    "smaller repro") is the program; an inline iree-opt pipeline; no error quoted, so the
+    releases decide (on the real releases: the newest one's failure, said as a guess)."""
+    from harness.harvest import bug_outcome, pass_args, plan_case
+
+    text = (THREADS / "iree-23046-two-blocks-iree-opt-open.md").read_text()
+    assert text.count("```mlir") == 2
+    t = read_thread(text)
+    assert (t.issue, len(t.programs), t.quoted, bug_outcome(t)) == ("iree-org/iree#23046", 1, "", None)
+    assert "iree_encoding.set_encoding %src" in choose_program(t, {})[0]
+    assert pass_args(t.opt_commands[0]) == [
+        "--pass-pipeline=builtin.module(func.func(iree-codegen-materialize-device-encoding"
+        "{test-gpu-encoding-resolver=gpu_data_tiling}))", "--iree-gpu-test-target=gfx950"]
+    assert plan_case(t, {}).ir_args is not None  # only iree-opt: an IR case

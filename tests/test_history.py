@@ -501,3 +501,18 @@ def test_a_release_that_does_not_know_an_option_measured_nothing(releases, capsy
     out = capsys.readouterr().out
     assert "3.3.0 does not know --iree-old-spelling (it suggests --iree-new-spelling): nothing measured" in out
     assert "[[history.window]]" not in releases.manifest.read_text()
+
+
+def test_failures_hiding_the_bug_with_different_messages_are_one_expectation_each():
+    """2.9.0 cannot parse the program, 3.0.0 lacks a pass option, then the bug: each
+    hiding failure is written with its own message, never as one unmatched expectation."""
+    parse = ("ir-fail", "exit code 1: m.mlir:1:25: error: duplicate or unknown struct parameter name: sizes")
+    option = ("ir-fail", "exit code 1: <unknown>:0: error: <Pass-Options-Parser>: no such option test-resolver")
+    bug = ("ir-fail", "exit code 1: m.mlir:6:8: error: 'tensor.expand_shape' op expected collapsed rank (2)")
+    runs = [run("2.9.0", ir_passes=parse), run("3.0.0", ir_passes=option), run("3.1.0", ir_passes=bug)]
+    runs = [ReleaseRun(r.version, [result(*o, name="ir-passes") for o in ([parse], [option], [bug])[j]])
+            for j, r in enumerate(runs)]
+    m = windows(runs, Bug(("ir-fail",), re.compile("expected collapsed rank"), ()))
+    assert sorted((h.versions, h.match) for h in m.hidden) == [
+        (("2.9.0",), "duplicate or unknown struct parameter name: sizes"),
+        (("3.0.0",), "no such option test-resolver")]

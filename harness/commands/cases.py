@@ -194,20 +194,59 @@ def _scan_harvested(made: Path, t, plan, args) -> bool | None:
     that the releases infer), None when no release shows a bug. The quote is tried first,
     then what the releases print (release runs are cached, so the second scan is cheap).
     A failure that is not the thread's is said by the scan, never written as its bug."""
+    from ..harvest import quoted_match
+
+    tries = [(plan.outcome, quoted_match(t.quoted)), (plan.outcome, None)]
+    for j, (bad_outcome, match) in enumerate(dict.fromkeys(tries)):
+        if _scan_writes_a_window(made, bad_outcome, match, args):
+            return j == 0 and match is not None
+    if t.quoted:
+        return None
+    # The thread quotes no error and the releases fail in more than one way: the program
+    # fails, the thread says, so on an open bug its failure is the newest release's (said
+    # as a guess); releases failing otherwise are hidden ones, never its bug.
+    newest = _newest_failure(made, args)
+    if newest is None:
+        return None
+    print(f"harvest: the thread quotes no error; its bug is taken to be the newest release's failure: "
+          f"{newest[0]} /{newest[1]}/ (a guess: check it against the thread)")
+    return False if _scan_writes_a_window(made, *newest, args) else None
+
+
+def _scan_writes_a_window(made: Path, bad_outcome: str | None, match: str | None, args) -> bool:
     import argparse
 
     from ..case import load_case
-    from ..harvest import quoted_match
     from .history import cmd_scan
 
-    for bad_outcome, match in dict.fromkeys(((plan.outcome, quoted_match(t.quoted)), (plan.outcome, None))):
-        scan = argparse.Namespace(write=True, force=False, versions=None, items=None, window_issue=[],
-                                  bad_outcome=bad_outcome, bad_match=match, find_links=args.find_links,
-                                  no_index=args.no_index)
-        if cmd_scan(scan, load_case(made / "case.toml", require_golden=False)) == 0 and \
-                load_case(made / "case.toml", require_golden=False).history.windows:
-            return match is not None
-    return None
+    scan = argparse.Namespace(write=True, force=False, versions=None, items=None, window_issue=[],
+                              bad_outcome=bad_outcome, bad_match=match, find_links=args.find_links,
+                              no_index=args.no_index)
+    return cmd_scan(scan, load_case(made / "case.toml", require_golden=False)) == 0 and \
+        bool(load_case(made / "case.toml", require_golden=False).history.windows)
+
+
+def _newest_failure(made: Path, args) -> tuple[str, str] | None:
+    """(outcome, message) of what the newest release prints for the case when every item
+    fails one way there (its run is cached from the scan), else None."""
+    from ..case import load_case
+    from ..history.message import derive_match
+    from ..history.prove import items_to_prove, run_release
+    from ..history.releases import available
+    from ..item import settings_with
+    from ..outcomes import PASS_OUTCOME, SKIP_OUTCOME
+    from ..toolchain import installed
+    from .history import source_of
+
+    case = load_case(made / "case.toml", require_golden=False)
+    newest = available(source_of(args))[-1]
+    run = run_release(case, newest, items_to_prove(case), settings_with(installed()), source_of(args),
+                      log=lambda _: None)
+    failing = [r for r in run.results if r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME)]
+    if not failing or len(failing) < len(run.results) or len({r.outcome for r in failing}) != 1:
+        return None
+    match = derive_match(failing)
+    return (failing[0].outcome, match) if match else None
 
 
 def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool, runs: bool) -> None:

@@ -111,6 +111,7 @@ def _error_line(text: str) -> str:
         status = _RUNTIME_STATUS.search(line)
         if "error:" in line or "Assertion" in line or "LLVM ERROR" in line or status:
             message = line.split("error:", 1)[-1].strip() if not status else status.group(0)
+            message = re.sub(r"^<[\w-]+>:\s*", "", message)  # "<Pass-Options-Parser>: no such option x"
             message = re.split(r"[<(\"]", message, maxsplit=1)[0]
             # trailing variable parts say nothing about the bug
             message = re.sub(r"(?:\s*(?:%[\w.$-]+|@[\w.$-]+|#?\d+|[:,;=]))+\s*$", "", message).strip()
