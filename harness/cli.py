@@ -75,7 +75,7 @@ def main(argv=None) -> int:
                         version=f"iree-regress {_own_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     # Each wing registers its own commands (parsers and handlers).
-    from .commands import bundles, cases, history, report, sweep, triage
+    from .commands import bundles, cases, harvest, history, report, sweep, triage
 
     sub.add_parser("run", help="run the cases with pytest (extra args go to pytest)")
     e = sub.add_parser("env", help="print the toolchain and devices this machine has")
@@ -83,7 +83,7 @@ def main(argv=None) -> int:
     e.add_argument("--json", action="store_true", help="the fingerprint reports carry, as JSON")
 
     commands = {"env": cmd_env}
-    for wing in (cases, report, bundles, history, triage, sweep):
+    for wing in (cases, harvest, report, bundles, history, triage, sweep):
         commands.update(wing.add_parsers(sub))
     args, rest = parser.parse_known_args(argv)
     from .process import become_subreaper

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
 from harness.cache import Cache
 from harness.configuration import changes, read_configuration
@@ -15,7 +14,6 @@ from harness.record import ItemRecord, StageResult, outcome_of
 from harness.report.rundiff import diff_runs
 from harness.stages import Settings, configure_stage
 from harness.toolchain import resolve
-from helpers import make_toolchain
 
 # A hip executable as --iree-hal-dump-executable-configurations-to writes it (3.13.0,
 # gfx942, a causal f16 SDPA), less its long target attributes.

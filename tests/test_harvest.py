@@ -277,6 +277,13 @@ def test_no_quote_and_no_single_failure_takes_the_newest_releases_failure_said_a
     text = (tmp_path / "cases" / "open-bug" / "case.toml").read_text()
     assert 'hidden_before = "3.1.0"' in text and 'first_bad = "3.2.0"' in text and "first_good" not in text
     assert cli_main(["lint", "open-bug"]) == 0 and cli_main(["prove", "open-bug"]) == 0
+    # A thread that reports a crash: the releases' diagnostics are not its bug (a fix that
+    # makes the newest releases reject the program, as iree-org/iree#22976's did)
+    (tmp_path / "crash.md").write_text(THREAD.replace("m.mlir:1:1: error: failed to bufferize op 'foo'\n",
+                                                      "Stack dump:\n").replace("4242", "4747"))
+    assert cli_main(["harvest", "crash.md", "--slug", "crash-bug"]) == 1
+    assert "taken to be the newest" not in capsys.readouterr().out
+    assert not (tmp_path / "cases" / "crash-bug").exists()
 
 
 def test_several_unnamed_blocks_need_a_scan(tmp_path, capsys):

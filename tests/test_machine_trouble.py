@@ -13,7 +13,7 @@ import pytest
 
 from harness.outcomes import ERROR, INFRA_ERROR
 from harness.process import machine_trouble
-from helpers import compile_case, plugin_args, results_by_item, run_pytest_subprocess
+from helpers import compile_case, results_by_item
 from test_cache import Runner
 
 ROOT = Path(__file__).resolve().parent.parent

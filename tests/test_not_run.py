@@ -4,13 +4,12 @@ that ran before and only compiled now fails the gate as coverage lost."""
 
 from __future__ import annotations
 
-import numpy as np
 
 from harness.history.update import update_case
 from harness.case import load_case
 from harness.record import ItemRecord, StageResult
 from harness.report.rundiff import diff_runs
-from helpers import IDENTITY_INPUT, numeric_case, plugin_args, results_by_item
+from helpers import numeric_case, plugin_args, results_by_item
 
 KNOWN_WRONG = [{"outcome": "compare-fail", "compiler": ">=3.0", "match": "elements differ",
                 "reason": "iree-org/iree#1: wrong numbers on the device"}]

@@ -2,7 +2,6 @@
 and inputs, and one whole triage of a real case on two real releases."""
 
 import json
-import os
 import re
 import subprocess
 import sys

@@ -85,7 +85,6 @@ def test_pr_check_runs_exactly_what_the_branch_changed(tmp_path):
     """ci/pr-check in a repository of its own, with iree-regress and python3 stubbed to log
     their arguments: the changed case and sweep are linted, proved and run; an unchanged
     case and a deleted one are not; with nothing changed it exits 0 at once."""
-    import os
     import stat
 
     repo = tmp_path / "repo"

@@ -1,6 +1,6 @@
 """`iree-regress harvest`: an upstream report, as pasted, into a case: thread.py reads what
 it says, program.py turns its program into the case's files, plan.py decides the case,
-choice.py picks the reproducing one of several blocks (commands/cases.py makes the case
+choice.py picks the reproducing one of several blocks (commands/harvest.py makes the case
 and scans the releases)."""
 
 from .choice import choose_reproducing

@@ -1,12 +1,11 @@
 """What case a thread becomes, decided before anything is written: its program (MLIR, or
 model.py from a PyTorch snippet), its kind (compile, IR, run, numeric from stated values,
-torch), target, flags and the outcome the thread reports. commands/cases.py prints it,
+torch), target, flags and the outcome the thread reports. commands/harvest.py prints it,
 makes the case from it (scaffold.new_case) and scans the releases."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..outcomes import WRONG_NUMBERS
 from ..scaffold import targets_named

@@ -14,7 +14,7 @@
                                 lacks): the program returns the checked values instead, and
                                 the stated values, with the check's atol, become the golden
 
-Nothing here writes anything: commands/cases.py makes the case (scaffold.new_case) and
+Nothing here writes anything: commands/harvest.py makes the case (scaffold.new_case) and
 scans the releases (prove --scan --write) in a scratch folder, and moves it into cases/
 only when the releases show a bug.
 """

@@ -17,7 +17,6 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from packaging.version import Version
 

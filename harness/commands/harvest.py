@@ -1,0 +1,251 @@
+"""`iree-regress harvest`: an upstream report's text -> a case, scanned over the releases.
+The harvest package reads the thread and plans the case; this command prints the plan,
+makes each planned case in a scratch folder, scans it (prove --scan --write) and moves
+the one that reproduces into cases/."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..case import CASES_DIR
+
+
+def add_parsers(sub) -> dict:
+    add_harvest_parser(sub)
+    return {"harvest": cmd_harvest}
+
+
+def add_harvest_parser(sub) -> None:
+    from .history import release_source_options
+
+    h = sub.add_parser("harvest", help="an upstream report's text -> a case, scanned over the releases")
+    h.add_argument("thread", type=Path, nargs="?", help="the issue's text: markdown saved from the browser, or "
+                                                        "`gh issue view N -R owner/repo --comments` (default: "
+                                                        "--issue fetched with gh)")
+    h.add_argument("--issue", default=None, help="owner/repo#N (default: the one the text names; without "
+                                                 "THREAD, fetched with gh), or owner/repo to complete gh's `number:`")
+    h.add_argument("--slug", default=None, help="the case's folder (default: from the title)")
+    h.add_argument("--attach", action="append", default=[], metavar="NAME=FILE",
+                   help="a program the thread only links to, saved as FILE")
+    h.add_argument("--no-scan", action="store_true", help="write the case without scanning the releases")
+    h.add_argument("--keep", action="store_true", help="write the case even when no release reproduces it "
+                                                       "(marked unreproduced: never PROVEN)")
+    release_source_options(h)
+
+
+def cmd_harvest(args) -> int:
+    """Read the thread, make the case in a scratch folder, scan it over the releases
+    (prove --scan --write), and move it into cases/ only when the releases show a bug. Of
+    several MLIR blocks that the thread's command does not name, each is made and scanned,
+    and the one that reproduces is the case (harvest/choice.py)."""
+    import shutil
+    import tempfile
+
+    from ..case import load_case
+    from ..harvest import HarvestError, blocks_to_try, check_issue, choose_reproducing, plan_case, slug_of
+
+    try:
+        t, attached = _read_harvest_input(args)
+        issue = check_issue(args.issue if args.issue and "#" in args.issue else t.issue)
+        blocks = blocks_to_try(t, attached)
+        if blocks and (args.no_scan or args.keep):
+            raise HarvestError(f"the thread holds {len(t.programs)} MLIR blocks and its command names none: only "
+                               "a scan tells which reproduces (not with --no-scan or --keep); or save the "
+                               "thread's program and give --attach NAME=FILE")
+        plans = [plan_case(t, attached, j) for j in blocks] if blocks else [plan_case(t, attached)]
+    except (OSError, HarvestError) as e:
+        print(f"harvest: {args.thread or args.issue}: {e}", file=sys.stderr)
+        return 2
+    slug = args.slug or slug_of(t.title)
+    print(f"harvest: {issue}: {t.title or '(no title)'}")
+    if (CASES_DIR / slug).exists():
+        print(f"harvest: {CASES_DIR / slug} already exists: give --slug", file=sys.stderr)
+        return 2
+    if blocks:
+        print(f"harvest: {len(t.programs)} MLIR blocks and the command names none: each is scanned")
+    with tempfile.TemporaryDirectory(prefix="harvest-") as scratch:
+        tried = []
+        for n, plan in enumerate(plans):
+            _print_plan(t, plan)
+            try:
+                made = _make_harvested(Path(scratch) / str(n), slug, issue, t, plan)
+            except HarvestError as e:
+                print(f"harvest: {e}", file=sys.stderr)
+                return 2
+            quoted = None if args.no_scan else _scan_harvested(made, t, plan, args)
+            tried.append((plan, made, quoted))
+        try:
+            plan, made, quoted = choose_reproducing(tried, t.quoted)
+        except HarvestError as e:
+            print(f"harvest: {e}; nothing written", file=sys.stderr)
+            return 2
+        if not args.no_scan:
+            case = load_case(made / "case.toml", require_golden=False)
+            if quoted is None:
+                if not args.keep:
+                    print("harvest: no release shows a bug this case could hold (the table above); nothing "
+                          "written (--keep writes it as unreproduced)")
+                    return 1
+                from ..history.releases import available
+                from .history import source_of
+
+                _mark_unreproduced(made, t, available(source_of(args)))
+            elif t.quoted and not quoted:
+                print(f"harvest: the thread quotes {t.quoted!r}; the releases print /{case.history.bad_match.pattern}/ "
+                      f"({case.history.describe()})")
+        shutil.move(str(made), CASES_DIR / slug)
+    print(f"harvest: wrote {CASES_DIR / slug}; next: iree-regress "
+          + (f"prove {slug} --scan --write" if args.no_scan else f"prove {slug} && iree-regress lint {slug}"))
+    return 0
+
+
+def _read_harvest_input(args):
+    """(the thread, the programs given with --attach): HarvestError or OSError on bad input."""
+    from ..harvest import HarvestError, fetch_thread, read_thread
+
+    repo = (args.issue or "").split("#")[0]
+    text = args.thread.read_text(errors="replace") if args.thread else fetch_thread(args.issue)
+    attached = {}
+    for spec in args.attach:
+        name, _, file = spec.partition("=")
+        if not file or not Path(file).is_file():
+            raise HarvestError(f"--attach {spec!r}: NAME=FILE with FILE a saved program")
+        attached[name] = Path(file).read_text(errors="replace")
+    return read_thread(text, repo), attached
+
+
+def _print_plan(t, plan) -> None:
+    print(f"  program: {plan.origin}, {len(plan.program.splitlines())} lines")
+    print(f"  command: {' '.join(plan.command) if t.commands or t.opt_commands else '(none quoted)'}")
+    if plan.ir_args is None:
+        print(f"  target {plan.target}, flags {' '.join(plan.flags) or '(none)'}"
+              + (f"; guessed: {plan.guessed}" if plan.guessed else ""))
+    else:
+        print(f"  an IR case: iree-opt {' '.join(plan.ir_args)} must complete (no iree-compile command quoted)")
+    print(f"  the reporter ran: {t.version or '(not said)'}")
+    if plan.inputs is not None:
+        print(f"  a run case: {len(plan.inputs)} input(s) from the thread's iree-run-module command, no golden")
+    if plan.stated:
+        print(f"  the correct results: {len(plan.stated)} value(s) its check ops state ("
+              + ", ".join(f"{s.value} = dense<{s.literal}>, atol {s.atol:g}" for s in plan.stated) + "): the golden")
+    print(f"  the thread quotes: {t.quoted or '(no error line)'}; it reports "
+          + (plan.outcome or "no outcome: the releases decide"))
+
+
+def _make_harvested(scratch: Path, slug: str, issue: str, t, plan) -> Path:
+    """The case, made from the plan under `scratch` (new_case: a golden is PyTorch's, the
+    snippet's or the values the thread states, made in the sandbox)."""
+    from ..harvest import HarvestError, stated_reference
+    from ..scaffold import ScaffoldError, new_case
+
+    scratch.mkdir(parents=True)
+    source = scratch / ("model.py" if plan.from_torch else "program.mlir")
+    source.write_text(plan.program)
+    reference = scratch / "reference.py" if plan.stated else None
+    if reference:
+        reference.write_text(stated_reference(plan.stated))
+    tolerance, tolerance_reason = plan.tolerance()
+    try:
+        made = new_case(scratch / "cases", slug, [issue], t.title or None,
+                        from_mlir=None if plan.from_torch else source,
+                        from_torch=str(source) if plan.from_torch else None, reference=reference,
+                        targets=[plan.target], flags=plan.flags, ir_args=plan.ir_args, run_inputs=plan.inputs,
+                        function=plan.function, tolerance=tolerance, tolerance_reason=tolerance_reason)
+    except ScaffoldError as e:
+        raise HarvestError(str(e)) from None
+    _say_where_it_came_from(made / "README.md", issue, plan.origin, bool(plan.stated), plan.inputs is not None)
+    return made
+
+
+def _scan_harvested(made: Path, t, plan, args) -> bool | None:
+    """Scan the releases and write the windows into the made case: True when they show
+    the failure the thread quotes, False another failure of the outcome it reports (or
+    that the releases infer), None when no release shows a bug. The quote is tried first,
+    then what the releases print (release runs are cached, so the second scan is cheap).
+    A failure that is not the thread's is said by the scan, never written as its bug."""
+    from ..harvest import quoted_match
+
+    tries = [(plan.outcome, quoted_match(t.quoted)), (plan.outcome, None)]
+    for j, (bad_outcome, match) in enumerate(dict.fromkeys(tries)):
+        if _scan_writes_a_window(made, bad_outcome, match, args):
+            return j == 0 and match is not None
+    if t.quoted or plan.outcome is not None:
+        return None
+    # The thread quotes no error, says no outcome (a crash, wrong numbers), and the releases
+    # fail in more than one way: the program fails, the thread says, so on an open bug its
+    # failure is the newest release's (said as a guess); releases failing otherwise are
+    # hidden ones, never its bug. A thread that reports a crash is never given a diagnostic.
+    newest = _newest_failure(made, args)
+    if newest is None:
+        return None
+    print(f"harvest: the thread quotes no error; its bug is taken to be the newest release's failure: "
+          f"{newest[0]} /{newest[1]}/ (a guess: check it against the thread)")
+    return False if _scan_writes_a_window(made, *newest, args) else None
+
+
+def _scan_writes_a_window(made: Path, bad_outcome: str | None, match: str | None, args) -> bool:
+    import argparse
+
+    from ..case import load_case
+    from .history import cmd_scan
+
+    scan = argparse.Namespace(write=True, force=False, versions=None, items=None, window_issue=[],
+                              bad_outcome=bad_outcome, bad_match=match, find_links=args.find_links,
+                              no_index=args.no_index)
+    return cmd_scan(scan, load_case(made / "case.toml", require_golden=False)) == 0 and \
+        bool(load_case(made / "case.toml", require_golden=False).history.windows)
+
+
+def _newest_failure(made: Path, args) -> tuple[str, str] | None:
+    """(outcome, message) of what the newest release prints for the case when every item
+    fails one way there (its run is cached from the scan), else None."""
+    from ..case import load_case
+    from ..history.message import derive_match
+    from ..history.prove import items_to_prove, run_release
+    from ..history.releases import available
+    from ..item import settings_with
+    from ..outcomes import PASS_OUTCOME, SKIP_OUTCOME
+    from ..toolchain import installed
+    from .history import source_of
+
+    case = load_case(made / "case.toml", require_golden=False)
+    newest = available(source_of(args))[-1]
+    run = run_release(case, newest, items_to_prove(case), settings_with(installed()), source_of(args),
+                      log=lambda _: None)
+    failing = [r for r in run.results if r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME)]
+    if not failing or len(failing) < len(run.results) or len({r.outcome for r in failing}) != 1:
+        return None
+    match = derive_match(failing)
+    return (failing[0].outcome, match) if match else None
+
+
+def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool, runs: bool) -> None:
+    """The scaffold's README says its program came from a file; a harvested one came from
+    the thread, and where a golden came from is said in the case's own words."""
+    text = readme.read_text()
+    start = text.index("## The reproducer")
+    end = text.index("## Measured", start)
+    said = (f"## The reproducer\n\nHarvested from {issue}'s text by `iree-regress harvest`: {origin}.")
+    if runs:
+        said += (" Its inputs (`inputs/`) are the `--input=` values of the thread's iree-run-module command; "
+                 "the case has no golden (kind `run`): the run failing is the bug, running to the end the pass.")
+    if stated:
+        said += (" The program ended in check ops (an iree-check-module test); it returns the values they "
+                 "checked instead, and the golden (`expected/`, through `reference.py`) is what those ops state "
+                 "as correct. No IREE release's output is a golden.")
+    readme.write_text(text[:start] + said + "\n\n" + text[end:])
+
+
+def _mark_unreproduced(case_dir: Path, thread, releases: list[str]) -> None:
+    """A harvested case no release reproduced, kept (--keep): its [history] says so and
+    what was measured, so lint passes it and prove never calls it PROVEN."""
+    from ..history.casefile import toml_value, write_atomic
+
+    manifest = case_dir / "case.toml"
+    reason = (f"harvested from the thread: no release {releases[0]}..{releases[-1]} showed "
+              + (f"its failure ({thread.quoted})" if thread.quoted else "a failure")
+              + (f"; the reporter ran {thread.version}" if thread.version else ""))
+    write_atomic(manifest, manifest.read_text().replace(
+        'status = "unknown"', f'status = "unreproduced"\nreason = {toml_value(reason)}', 1))
+    print(f"harvest: kept as unreproduced: {reason}")
