@@ -516,3 +516,12 @@ def test_failures_hiding_the_bug_with_different_messages_are_one_expectation_eac
     assert sorted((h.versions, h.match) for h in m.hidden) == [
         (("2.9.0",), "duplicate or unknown struct parameter name: sizes"),
         (("3.0.0",), "no such option test-resolver")]
+
+
+def test_a_tool_killed_at_a_bound_is_matched_by_the_bounds_words():
+    """An out-of-memory or time-out hiding the bug has no diagnostic: its expectation is
+    matched by the bound's own words, never written without a match."""
+    oom = result("compile-oom", "killed at 8193 MB resident (memory bound)\nlog tail")
+    slow = result("compile-timeout", "killed after 600 s (time bound)")
+    assert derive_match([oom]) == r"killed at \d+ MB resident \(memory bound\)"
+    assert re.search(derive_match([slow]), "killed after 1200 s (time bound)")

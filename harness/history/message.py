@@ -76,6 +76,8 @@ def derive_match(results) -> str | None:
     return None
 
 
+# What stages.stage_from_process says of a tool killed at a bound (time or memory).
+_BOUND = re.compile(r"^killed (?:at \d+ MB resident \(memory bound\)|after \d+ s \(time bound\))")
 _FILECHECK = re.compile(r"([\w.-]+\.mlir:\d+): error: ([^\"(]*)")
 _SIGNAL = re.compile(r"crashed \((SIG[A-Z]+)\)(?:: at (.+))?")
 # What a crash without a frame still says of itself: an assertion (builds with them), or
@@ -88,6 +90,9 @@ def _error_line(text: str) -> str:
     and pass names kept (the most specific part), numbers, SSA values and symbols
     matched by class; cut before type and attribute dumps. A FileCheck failure by its
     check file and line; a crash by its signal."""
+    bound = _BOUND.search(text)
+    if bound:  # a resource bound has no diagnostic: its own words, the measure by class
+        return re.sub(r"\\d\+|\d+", r"\\d+", _escape(bound.group(0)))
     if text.startswith("FileCheck:"):
         m = _FILECHECK.search(text)
         return _escape(f"{m.group(1)}: error: {m.group(2).strip()}") if m else ""
