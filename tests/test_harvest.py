@@ -512,3 +512,22 @@ def test_a_real_two_block_iree_opt_thread_quoting_no_error_is_read():
         "--pass-pipeline=builtin.module(func.func(iree-codegen-materialize-device-encoding"
         "{test-gpu-encoding-resolver=gpu_data_tiling}))", "--iree-gpu-test-target=gfx950"]
     assert plan_case(t, {}).ir_args is not None  # only iree-opt: an IR case
+
+
+def test_a_real_thread_with_an_option_later_renamed_is_spelled_per_release():
+    """iree-org/iree#21180, as stored (its second block, the dispatch IR, cut short): the
+    command's `--iree-dispatch-creation-experimental-data-tiling=false` is kept as a flag
+    about the bug and reaches 3.7.0+ as `--iree-dispatch-creation-data-tiling=false`
+    (harvested on the real releases: every release passes, so nothing is written)."""
+    from packaging.version import Version
+
+    from harness.harvest import plan_case
+    from harness.targets import spelled_for
+
+    t = read_thread((THREADS / "iree-21180-renamed-option.md").read_text())
+    assert (t.issue, len(t.programs)) == ("iree-org/iree#21180", 1)
+    plan = plan_case(t, {})
+    assert (plan.target, plan.flags) == ("cpu", ["--iree-llvmcpu-target-cpu=znver4", "--iree-opt-data-tiling=true",
+                                                 "--iree-dispatch-creation-experimental-data-tiling=false"])
+    assert spelled_for(plan.flags, Version("3.6.0")) == plan.flags
+    assert spelled_for(plan.flags, Version("3.7.0"))[-1] == "--iree-dispatch-creation-data-tiling=false"
