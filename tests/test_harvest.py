@@ -531,3 +531,39 @@ def test_a_real_thread_with_an_option_later_renamed_is_spelled_per_release():
                                                  "--iree-dispatch-creation-experimental-data-tiling=false"])
     assert spelled_for(plan.flags, Version("3.6.0")) == plan.flags
     assert spelled_for(plan.flags, Version("3.7.0"))[-1] == "--iree-dispatch-creation-data-tiling=false"
+
+
+def test_a_real_wrong_numbers_thread_with_only_mlir_needs_a_reference(tmp_path):
+    """iree-org/iree#19749 (case index-select-strided-slice-wrong-rows), as stored: torch
+    IR whose results the title calls "numerically incorrect", the input script cut short.
+    No golden: its items only compile and it says so; with the user's reference.py
+    (--reference) it is scanned for wrong numbers (on the real releases: <= [2.9.0 ..
+    3.10.0] < 3.11.0, as the hand-written case)."""
+    from harness.harvest import plan_case
+
+    t = read_thread((THREADS / "iree-19749-wrong-numbers-mlir-no-golden.md").read_text())
+    assert (t.issue, len(t.programs), t.wrong_numbers) == ("iree-org/iree#19749", 1, True)
+    plain = plan_case(t, {})
+    assert (plain.outcome, plain.unchecked_numbers) == (None, True)
+    given = plan_case(t, {}, reference=True)
+    assert (given.outcome, given.unchecked_numbers, given.inputs) == ("compare-fail", False, None)
+
+
+def test_wrong_numbers_without_a_golden_are_written_compile_only_and_never_proven(releases, tmp_path, capsys):
+    """Never a golden from a release's output: the case keeps its compile items, its
+    [history] says why (unreproduced, with the way to give a golden), lint passes it and
+    prove says NOT PROVEN."""
+    for build in releases.builds.iterdir():
+        (build / "behaviour").write_text(f"{build.name} ok\n")
+    thread = THREAD.replace("failed to bufferize a foo", "numerically incorrect foo").replace(
+        "m.mlir:1:1: error: failed to bufferize op 'foo'\n", "")
+    (tmp_path / "thread.md").write_text(thread)
+    assert cli_main(["harvest", "thread.md", "--slug", "wrong-foo"]) == 0
+    out = capsys.readouterr().out
+    assert "gives no golden" in out and "--reference reference.py" in out
+    text = (tmp_path / "cases" / "wrong-foo" / "case.toml").read_text()
+    assert 'status = "unreproduced"' in text and "gives no golden" in text
+    assert cli_main(["lint", "wrong-foo"]) == 0
+    capsys.readouterr()
+    assert cli_main(["prove", "wrong-foo"]) == 1 and "NOT PROVEN" in capsys.readouterr().out
+    assert cli_main(["harvest", "thread.md", "--slug", "x", "--reference", "nowhere.py"]) == 2

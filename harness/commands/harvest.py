@@ -28,6 +28,9 @@ def add_harvest_parser(sub) -> None:
     h.add_argument("--slug", default=None, help="the case's folder (default: from the title)")
     h.add_argument("--attach", action="append", default=[], metavar="NAME=FILE",
                    help="a program the thread only links to, saved as FILE")
+    h.add_argument("--reference", type=Path, default=None, metavar="REFERENCE_PY",
+                   help="for an MLIR program whose thread reports wrong numbers: reference.py "
+                        "(example_inputs(), reference()), the golden")
     h.add_argument("--no-scan", action="store_true", help="write the case without scanning the releases")
     h.add_argument("--keep", action="store_true", help="write the case even when no release reproduces it "
                                                        "(marked unreproduced: never PROVEN)")
@@ -53,7 +56,12 @@ def cmd_harvest(args) -> int:
             raise HarvestError(f"the thread holds {len(t.programs)} MLIR blocks and its command names none: only "
                                "a scan tells which reproduces (not with --no-scan or --keep); or save the "
                                "thread's program and give --attach NAME=FILE")
-        plans = [plan_case(t, attached, j) for j in blocks] if blocks else [plan_case(t, attached)]
+        if args.reference is not None and not args.reference.is_file():
+            raise HarvestError(f"--reference {args.reference}: no such file (reference.py: example_inputs(), "
+                               "reference())")
+        golden = args.reference is not None
+        plans = ([plan_case(t, attached, j, golden) for j in blocks] if blocks
+                 else [plan_case(t, attached, reference=golden)])
     except (OSError, HarvestError) as e:
         print(f"harvest: {args.thread or args.issue}: {e}", file=sys.stderr)
         return 2
@@ -69,7 +77,7 @@ def cmd_harvest(args) -> int:
         for n, plan in enumerate(plans):
             _print_plan(t, plan)
             try:
-                made = _make_harvested(Path(scratch) / str(n), slug, issue, t, plan)
+                made = _make_harvested(Path(scratch) / str(n), slug, issue, t, plan, args.reference)
             except HarvestError as e:
                 print(f"harvest: {e}", file=sys.stderr)
                 return 2
@@ -82,7 +90,13 @@ def cmd_harvest(args) -> int:
             return 2
         if not args.no_scan:
             case = load_case(made / "case.toml", require_golden=False)
-            if quoted is None:
+            if quoted is None and plan.unchecked_numbers:
+                # Never a golden from a release's output: without one, the case keeps its
+                # compile items, says why, and is never PROVEN.
+                _mark_unreproduced(made, t, [], "the thread reports wrong numbers and gives no golden (no "
+                                   "PyTorch snippet, no stated values): its items only compile; harvest "
+                                   "again with --reference reference.py (example_inputs(), reference())")
+            elif quoted is None:
                 if not args.keep:
                     print("harvest: no release shows a bug this case could hold (the table above); nothing "
                           "written (--keep writes it as unreproduced)")
@@ -131,20 +145,24 @@ def _print_plan(t, plan) -> None:
               + ", ".join(f"{s.value} = dense<{s.literal}>, atol {s.atol:g}" for s in plan.stated) + "): the golden")
     print(f"  the thread quotes: {t.quoted or '(no error line)'}; it reports "
           + (plan.outcome or "no outcome: the releases decide"))
+    if plan.unchecked_numbers:
+        print("  the thread says its results are wrong, and gives no golden (no PyTorch snippet, no stated "
+              "values): its items only compile unless --reference reference.py gives one")
 
 
-def _make_harvested(scratch: Path, slug: str, issue: str, t, plan) -> Path:
-    """The case, made from the plan under `scratch` (new_case: a golden is PyTorch's, the
-    snippet's or the values the thread states, made in the sandbox)."""
+def _make_harvested(scratch: Path, slug: str, issue: str, t, plan, given: Path | None) -> Path:
+    """The case, made from the plan under `scratch` (new_case: a golden is PyTorch's: the
+    snippet's, the values the thread states, or the user's reference.py `given`, made in
+    the sandbox)."""
     from ..harvest import HarvestError, stated_reference
     from ..scaffold import ScaffoldError, new_case
 
     scratch.mkdir(parents=True)
     source = scratch / ("model.py" if plan.from_torch else "program.mlir")
     source.write_text(plan.program)
-    reference = scratch / "reference.py" if plan.stated else None
+    reference = scratch / "reference.py" if plan.stated or given else None
     if reference:
-        reference.write_text(stated_reference(plan.stated))
+        reference.write_text(stated_reference(plan.stated) if plan.stated else given.read_text())
     tolerance, tolerance_reason = plan.tolerance()
     try:
         made = new_case(scratch / "cases", slug, [issue], t.title or None,
@@ -237,15 +255,16 @@ def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool,
     readme.write_text(text[:start] + said + "\n\n" + text[end:])
 
 
-def _mark_unreproduced(case_dir: Path, thread, releases: list[str]) -> None:
-    """A harvested case no release reproduced, kept (--keep): its [history] says so and
-    what was measured, so lint passes it and prove never calls it PROVEN."""
+def _mark_unreproduced(case_dir: Path, thread, releases: list[str], why: str = "") -> None:
+    """A harvested case no release reproduced, kept (--keep, or wrong numbers with no
+    golden: `why`): its [history] says so and what was measured, so lint passes it and
+    prove never calls it PROVEN."""
     from ..history.casefile import toml_value, write_atomic
 
     manifest = case_dir / "case.toml"
-    reason = (f"harvested from the thread: no release {releases[0]}..{releases[-1]} showed "
-              + (f"its failure ({thread.quoted})" if thread.quoted else "a failure")
-              + (f"; the reporter ran {thread.version}" if thread.version else ""))
+    reason = why or (f"harvested from the thread: no release {releases[0]}..{releases[-1]} showed "
+                     + (f"its failure ({thread.quoted})" if thread.quoted else "a failure")
+                     + (f"; the reporter ran {thread.version}" if thread.version else ""))
     write_atomic(manifest, manifest.read_text().replace(
         'status = "unknown"', f'status = "unreproduced"\nreason = {toml_value(reason)}', 1))
     print(f"harvest: kept as unreproduced: {reason}")

@@ -27,6 +27,9 @@ class CasePlan:
     guessed: str  # what was guessed about the target, "" when the thread says
     outcome: str | None  # what the thread reports; None: the releases decide
     function: str | None  # what its iree-run-module runs, when it says
+    # The thread says its results are wrong and nothing gives a golden (no PyTorch
+    # snippet, no stated values, no --reference): its items can only compile.
+    unchecked_numbers: bool = False
 
     @property
     def atol(self) -> float:
@@ -39,16 +42,18 @@ class CasePlan:
         return (self.atol, 0.0), f"the thread's check op: atol {self.atol:g}" if self.atol > 1e-2 else ""
 
 
-def plan_case(t: Thread, attached: dict[str, str], block: int | None = None) -> CasePlan:
+def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, reference: bool = False) -> CasePlan:
     """HarvestError when the thread does not say enough (its message says what to give);
-    `block`: the MLIR block to take, of several (thread.blocks_to_try)."""
+    `block`: the MLIR block to take, of several (thread.blocks_to_try); `reference`: the
+    user gives reference.py (example_inputs(), reference()), the golden of an MLIR program."""
     # A PyTorch snippet is taken only where the thread has no MLIR program.
     from_torch = not attached and not t.programs and bool(t.torch_snippets)
     program, origin = torch_program(t) if from_torch else choose_program(t, attached, block)
     # check ops state the correct results: the program returns what they checked instead
     program, stated = (program, []) if from_torch else stated_results(program)
     # a run that fails: the case runs the module on the values the thread ran it on
-    inputs = run_inputs(t.run_commands[0]) if not (from_torch or stated) and fails_at_run_time(t) else None
+    golden = from_torch or bool(stated) or reference
+    inputs = run_inputs(t.run_commands[0]) if not golden and fails_at_run_time(t) else None
     # An iree-compile command makes the matrix items; with only iree-opt, its passes are an IR check.
     ir_args = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else None
     command = t.commands[0] if t.commands else t.opt_commands[0] if ir_args is not None else ["iree-compile"]
@@ -58,5 +63,7 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None) -> 
         target, guessed = (named[0], "") if named else ("cpu", "no target named: cpu")
     functions = [w.split("=", 1)[1].lstrip("@") for argv in t.run_commands for w in argv
                  if w.startswith("--function=")]
+    outcome = WRONG_NUMBERS if stated or (reference and t.wrong_numbers) else bug_outcome(t)
     return CasePlan(program, origin, from_torch, stated, inputs, ir_args, command, target, flags, guessed,
-                    WRONG_NUMBERS if stated else bug_outcome(t), functions[0] if functions else None)
+                    outcome, functions[0] if functions else None,
+                    unchecked_numbers=t.wrong_numbers and not golden and outcome is None)

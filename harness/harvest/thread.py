@@ -50,7 +50,7 @@ _VERSION = re.compile(r"\bIREE(?:\s+compiler)?\s+version[:\s]+v?(\d+\.\d+\.\d+\S
                       r"|Version information\W*v?(\d+\.\d+\.\d+(?:rc\d+)?)\b", re.I)
 _TORCH_MODULE = re.compile(r"^import torch|^from torch|^class \w+\((?:torch\.)?nn\.Module\)", re.M)
 _WRONG = re.compile(r"\b(?:wrong|incorrect|mismatch\w*|inaccurate|differ\w*)\b.{0,40}?\b(?:results?|outputs?|values?|"
-                    r"numbers?|numerics?)\b|numerical(?:ly)? (?:mismatch|differen\w+|error)", re.I)
+                    r"numbers?|numerics?)\b|numerical(?:ly)? (?:mismatch|differen\w+|error|incorrect|wrong)", re.I)
 _TORCH_FUNC = re.compile(r"func\.func\s+@[\w$.\"-]+\(([^)]*)\)")
 _VTENSOR = re.compile(r":\s*!torch\.vtensor<\[([\d,]*)\],(\w+)>\s*$")
 _MLIR_NAME = re.compile(r"([\w.-]+\.mlir)\b")
