@@ -12,11 +12,6 @@ from ..case import CASES_DIR
 
 
 def add_parsers(sub) -> dict:
-    add_harvest_parser(sub)
-    return {"harvest": cmd_harvest}
-
-
-def add_harvest_parser(sub) -> None:
     from .history import release_source_options
 
     h = sub.add_parser("harvest", help="an upstream report's text -> a case, scanned over the releases")
@@ -35,6 +30,7 @@ def add_harvest_parser(sub) -> None:
     h.add_argument("--keep", action="store_true", help="write the case even when no release reproduces it "
                                                        "(marked unreproduced: never PROVEN)")
     release_source_options(h)
+    return {"harvest": cmd_harvest}
 
 
 def cmd_harvest(args) -> int:
@@ -106,8 +102,8 @@ def cmd_harvest(args) -> int:
 
                 _mark_unreproduced(made, t, available(source_of(args)))
             elif t.quoted and not quoted:
-                print(f"harvest: the thread quotes {t.quoted!r}; the releases print /{case.history.bad_match.pattern}/ "
-                      f"({case.history.describe()})")
+                print(f"harvest: the thread quotes {t.quoted!r}; the releases print "
+                      f"/{case.history.bad_match.pattern}/ ({case.history.describe()})")
         shutil.move(str(made), CASES_DIR / slug)
     print(f"harvest: wrote {CASES_DIR / slug}; next: iree-regress "
           + (f"prove {slug} --scan --write" if args.no_scan else f"prove {slug} && iree-regress lint {slug}"))

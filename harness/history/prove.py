@@ -140,8 +140,9 @@ def run_release(case: Case, version: str, items: list[ItemId], settings: Setting
     said = sorted({u for u in unknown.values() if u})
     if said:
         skipped = [n for n, u in unknown.items() if u]
-        note = (f"does not know {', '.join(said)}: {'nothing' if not run.results else ', '.join(skipped)} "
-                "measured (a renamed option is spelled per release in targets.RENAMED_OPTIONS)")
+        what = "nothing measured" if not run.results else f"{', '.join(skipped)} not measured"
+        note = (f"does not know {', '.join(said)}: {what} (a renamed option is spelled per release in "
+                "targets.RENAMED_OPTIONS)")
         run.error = note if not run.results else ""
         log(f"  {version} {note}")
     run.seconds = time.monotonic() - start
