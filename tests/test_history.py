@@ -525,3 +525,18 @@ def test_a_tool_killed_at_a_bound_is_matched_by_the_bounds_words():
     slow = result("compile-timeout", "killed after 600 s (time bound)")
     assert derive_match([oom]) == r"killed at \d+ MB resident \(memory bound\)"
     assert re.search(derive_match([slow]), "killed after 1200 s (time bound)")
+
+
+def test_a_stack_overflow_is_matched_by_its_recursion_not_its_top_frame():
+    """bmm-permuted-lhs-amdgpu-fat-pointer-crash: two AMDGPU methods call each other until
+    the stack runs out, so the top frame is wherever it ended (a DenseMap on one run, the
+    visitor on another): the match is the recurring frame's class in the dump."""
+    dump = "\n".join(f"#{i} 0x00007efe7c7b01fe (anonymous namespace)::SplitPtrStructs::"
+                     + ("getPtrParts(llvm::Value*)" if i % 2 else "visitGetElementPtrInst(llvm::GetElementPtrInst&)")
+                     + " AMDGPULowerBufferFatPointers.cpp:0:0" for i in range(238, 256))
+    cold = result("compile-crash", "crashed (SIGSEGV): at llvm::ValueHandleBase::AddToUseList()\n" + dump)
+    match = derive_match([cold])
+    assert match == r"crashed \(SIGSEGV\)(?s:.*)SplitPtrStructs::"
+    assert re.search(match, "crashed (SIGSEGV): at (anonymous namespace)::SplitPtrStructs::getPtrParts(llvm::Value*)")
+    short = result("compile-crash", "crashed (SIGSEGV): at mlir::Foo::bar()\n" + "\n".join(dump.splitlines()[:4]))
+    assert derive_match([short]) == r"crashed \(SIGSEGV\): at .*Foo::"  # a few frames are no recursion

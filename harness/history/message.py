@@ -15,6 +15,7 @@ one alternative each.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from ..outcomes import WRONG_NUMBERS
 from ..process import strip_paths
@@ -100,11 +101,10 @@ def _error_line(text: str) -> str:
     if m:  # the signal and, where the crash names one, the class (or function) it died in:
         # the frame's own method varies between runs of one memory corruption
         signal = _escape(f"crashed ({m.group(1)})")
-        frame = re.sub(r"\(anonymous namespace\)::", "", m.group(2) or "")
-        names = re.split(r"[(<\s]", frame, maxsplit=1)[0].split("::")
-        # A method: its class (CamelCase); a free function (its qualifier a lower-case
-        # namespace, as mlir::iree_compiler::limitVectorTileSizes): the function itself.
-        where = f"{names[-2]}::" if len(names) >= 2 and names[-2][:1].isupper() else names[-1]
+        recurring = _recurring_frame(text)
+        if recurring:  # a stack overflow: the top frame is wherever the stack ran out
+            return f"{signal}(?s:.*){_escape(_where(recurring))}"
+        where = _where(m.group(2) or "")
         if where:
             return f"{signal}: at .*{_escape(where)}"
         said = _CRASH_WORDS.search(text)
@@ -135,6 +135,25 @@ def _error_line(text: str) -> str:
     return ""
 
 
+def _where(frame: str) -> str:
+    """A method: its class (CamelCase); a free function (its qualifier a lower-case
+    namespace, as mlir::iree_compiler::limitVectorTileSizes): the function itself."""
+    names = re.split(r"[(<\s]", re.sub(r"\(anonymous namespace\)::", "", frame), maxsplit=1)[0].split("::")
+    return f"{names[-2]}::" if len(names) >= 2 and names[-2][:1].isupper() else names[-1]
+
+
+def _recurring_frame(text: str) -> str:
+    """The function a crash's stack dump is a third or more of (recursion until the stack
+    ran out), or ""."""
+    frames = _DUMP_FRAME.findall(text)
+    if len(frames) < 8:
+        return ""
+    name, count = Counter(frames).most_common(1)[0]
+    return name if count >= 8 and 3 * count >= len(frames) else ""
+
+
+# A stack dump's frame: "#12 0x00007efe7c7b01fe ns::Class::method(args) file.cpp:0:0".
+_DUMP_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ (.+?)\(", re.M)
 # An IREE runtime status: "c/runtime/src/iree/hal/buffer.c:123: PERMISSION_DENIED; ..."
 _RUNTIME_STATUS = re.compile(r"\b[A-Z][A-Z_]{3,}; .*")
 _OPERATOR_NAME = re.compile(r'name = "(torch\.[\w.]+)"')
