@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from .case import CASES_DIR, CaseError
@@ -97,6 +98,9 @@ def main(argv=None) -> int:
         return commands[args.command](args)
     except CaseError as e:  # a malformed case: its own message names file and field
         raise SystemExit(f"iree-regress: {e}") from None
+    except BrokenPipeError:  # `iree-regress prove | head`: the reader left, nothing is lost
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":
