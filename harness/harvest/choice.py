@@ -17,24 +17,23 @@ def choose_reproducing(tried: list[tuple], quoted: str) -> tuple:
     chosen triple; with one block, that one whatever its scan said."""
     if len(tried) == 1:
         return tried[0]
-    bugs = {id(x): _bug(x[1]) for x in tried if x[2] is not None}
-    for x in tried:
-        said = f"{bugs[id(x)][0]} on {bugs[id(x)][1]}" if id(x) in bugs else "no release shows a bug"
-        print(f"harvest: {x[0].origin}: {said}")
-    reproducing = [x for x in tried if x[2] is not None]
-    if not reproducing:
+    bugs = {j: _bug(made) for j, (_, made, scanned) in enumerate(tried) if scanned is not None}
+    for j, (plan, _, _) in enumerate(tried):
+        said = f"{bugs[j][0]} on {bugs[j][1]}" if j in bugs else "no release shows a bug"
+        print(f"harvest: {plan.origin}: {said}")
+    if not bugs:
         return tried[0]  # nothing to choose: the caller says no release shows a bug
-    if quoted and sum(1 for x in reproducing if x[2]) == 1:
-        chosen = next(x for x in reproducing if x[2])
-        print(f"harvest: the program is {chosen[0].origin}: it prints the failure the thread quotes")
-        return chosen
-    if len({bugs[id(x)][0] for x in reproducing}) == 1:
-        chosen = min(reproducing, key=lambda x: len(x[0].program.splitlines()))
-        if len(reproducing) > 1:
-            print(f"harvest: {len(reproducing)} blocks fail alike; the program is the smallest, {chosen[0].origin}")
-        return chosen
-    raise HarvestError(f"{len(reproducing)} of the thread's MLIR blocks reproduce, differently ("
-                       + "; ".join(f"{x[0].origin}: {bugs[id(x)][0]}" for x in reproducing)
+    quoting = [j for j in bugs if tried[j][2]]
+    if quoted and len(quoting) == 1:
+        print(f"harvest: the program is {tried[quoting[0]][0].origin}: it prints the failure the thread quotes")
+        return tried[quoting[0]]
+    if len({bug for bug, _ in bugs.values()}) == 1:
+        j = min(bugs, key=lambda j: len(tried[j][0].program.splitlines()))
+        if len(bugs) > 1:
+            print(f"harvest: {len(bugs)} blocks fail alike; the program is the smallest, {tried[j][0].origin}")
+        return tried[j]
+    raise HarvestError(f"{len(bugs)} of the thread's MLIR blocks reproduce, differently ("
+                       + "; ".join(f"{tried[j][0].origin}: {bugs[j][0]}" for j in bugs)
                        + "): save the one the thread is about and give --attach NAME=FILE")
 
 
