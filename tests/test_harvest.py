@@ -567,3 +567,16 @@ def test_wrong_numbers_without_a_golden_are_written_compile_only_and_never_prove
     capsys.readouterr()
     assert cli_main(["prove", "wrong-foo"]) == 1 and "NOT PROVEN" in capsys.readouterr().out
     assert cli_main(["harvest", "thread.md", "--slug", "x", "--reference", "nowhere.py"]) == 2
+
+
+def test_gh_json_is_read_and_a_saved_web_page_is_refused_clearly():
+    import json
+
+    text = (THREADS / "iree-16780-uniform-dequantize.md").read_text()
+    title, url, body = text.split("\n", 2)[0][2:], "https://github.com/iree-org/iree/issues/16780", text
+    as_json = json.dumps({"title": title, "url": url, "body": body.split("\n", 3)[3], "comments": []})
+    t = read_thread(as_json)
+    assert (t.title, t.issue, len(t.programs)) == (title, "iree-org/iree#16780", 1)
+    assert "failed to legalize operation 'stablehlo.uniform_dequantize'" in t.quoted
+    with pytest.raises(HarvestError, match="saved web page"):
+        read_thread("<!DOCTYPE html><html><body><pre>func.func</pre></body></html>")

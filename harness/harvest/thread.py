@@ -1,8 +1,9 @@
 """What an upstream report says, read from its text as pasted (harvest's first half).
 
-THREAD is an issue's text: the markdown body saved from the browser, or what
+THREAD is an issue's text: the markdown body saved from the browser, what
 `gh issue view N -R owner/repo --comments` prints (fetch_thread runs that for
-`--issue owner/repo#N` alone, where gh and the network are there). From it:
+`--issue owner/repo#N` alone, where gh and the network are there), or gh's
+`--json title,url,body,comments`; a saved web page (HTML) is refused. From it:
 
     the title and the issue     a `# ` heading or gh's `title:`; a github.com issue URL or
                                 gh's `number:` with --issue's repository
@@ -94,6 +95,7 @@ class Thread:
 
 def read_thread(text: str, repo: str = "") -> Thread:
     """What the thread says; `repo` (owner/repo) completes gh's bare `number:`."""
+    text = _as_markdown(text)
     t = Thread()
     heading = re.search(r"^#\s+(.+)$", text, re.M)
     gh_title = re.search(r"^title:\s+(.+)$", text, re.M)
@@ -140,6 +142,27 @@ def read_thread(text: str, repo: str = "") -> Thread:
             t.torch_signatures.append([(tuple(int(d) for d in v.group(1).split(",") if d), v.group(2))
                                        for v in types])
     return t
+
+
+def _as_markdown(text: str) -> str:
+    """The thread as markdown: as given, or from `gh issue view N --json title,url,body,
+    comments`; HarvestError for a saved web page, whose code blocks are HTML, not text."""
+    head = text.lstrip()[:200].lower()
+    if head.startswith(("<!doctype html", "<html")):
+        raise HarvestError("the thread is a saved web page (HTML), not the issue's text: give its markdown "
+                           "(`gh issue view N -R owner/repo --comments`, or the issue's body copied from its "
+                           "Edit view)")
+    if head.startswith("{"):
+        import json
+
+        try:
+            issue = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(issue, dict) and isinstance(issue.get("body"), str):
+            comments = [c.get("body", "") for c in issue.get("comments") or [] if isinstance(c, dict)]
+            return "\n\n".join([f"# {issue.get('title', '')}", str(issue.get("url", "")), issue["body"], *comments])
+    return text
 
 
 def _command_lines(text: str, tool: str) -> list[str]:
