@@ -545,7 +545,7 @@ def test_a_real_wrong_numbers_thread_with_only_mlir_needs_a_reference(tmp_path):
     assert (t.issue, len(t.programs), t.wrong_numbers) == ("iree-org/iree#19749", 1, True)
     plain = plan_case(t, {})
     assert (plain.outcome, plain.unchecked_numbers) == (None, True)
-    given = plan_case(t, {}, reference=True)
+    given = plan_case(t, {}, golden=True)
     assert (given.outcome, given.unchecked_numbers, given.inputs) == ("compare-fail", False, None)
 
 

@@ -540,3 +540,19 @@ def test_a_stack_overflow_is_matched_by_its_recursion_not_its_top_frame():
     assert re.search(match, "crashed (SIGSEGV): at (anonymous namespace)::SplitPtrStructs::getPtrParts(llvm::Value*)")
     short = result("compile-crash", "crashed (SIGSEGV): at mlir::Foo::bar()\n" + "\n".join(dump.splitlines()[:4]))
     assert derive_match([short]) == r"crashed \(SIGSEGV\): at .*Foo::"  # a few frames are no recursion
+
+
+def test_a_release_that_measured_only_some_items_is_never_good():
+    """A compiler that does not know one item's option measured nothing of that item: the
+    items it did measure passing make it neither a window's good release nor prove's."""
+    from harness.history.prove import judge
+    from harness.history.window import UNKNOWN, release_state
+
+    partial = run("3.2.0", cpu_O0="pass")
+    partial.unmeasured = {"hip-O0": "--iree-old-spelling"}
+    assert release_state(partial, BUFFERIZE) == UNKNOWN
+    check = judge(partial, "first_good", BUFFERIZE)
+    assert check.ok is None and "hip-O0 not measured: does not know --iree-old-spelling" in check.detail
+    runs = [run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=BAD), partial, run("3.3.0", cpu_O0="pass")]
+    (w,) = windows(runs, BUFFERIZE).windows
+    assert w.first_good == "3.3.0"  # not the partly measured 3.2.0

@@ -1,6 +1,4 @@
 import torch
-
-import torch
 import torch.nn as nn
 
 class IreeBadConcatenation(nn.Module):

@@ -56,8 +56,7 @@ def cmd_harvest(args) -> int:
             raise HarvestError(f"--reference {args.reference}: no such file (reference.py: example_inputs(), "
                                "reference())")
         golden = args.reference is not None
-        plans = ([plan_case(t, attached, j, golden) for j in blocks] if blocks
-                 else [plan_case(t, attached, reference=golden)])
+        plans = [plan_case(t, attached, j, golden) for j in blocks or [None]]
     except (OSError, HarvestError) as e:
         print(f"harvest: {args.thread or args.issue}: {e}", file=sys.stderr)
         return 2

@@ -42,9 +42,9 @@ class CasePlan:
         return (self.atol, 0.0), f"the thread's check op: atol {self.atol:g}" if self.atol > 1e-2 else ""
 
 
-def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, reference: bool = False) -> CasePlan:
+def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, golden: bool = False) -> CasePlan:
     """HarvestError when the thread does not say enough (its message says what to give);
-    `block`: the MLIR block to take, of several (thread.blocks_to_try); `reference`: the
+    `block`: the MLIR block to take, of several (thread.blocks_to_try); `golden`: the
     user gives reference.py (example_inputs(), reference()), the golden of an MLIR program."""
     # A PyTorch snippet is taken only where the thread has no MLIR program.
     from_torch = not attached and not t.programs and bool(t.torch_snippets)
@@ -52,8 +52,8 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, ref
     # check ops state the correct results: the program returns what they checked instead
     program, stated = (program, []) if from_torch else stated_results(program)
     # a run that fails: the case runs the module on the values the thread ran it on
-    golden = from_torch or bool(stated) or reference
-    inputs = run_inputs(t.run_commands[0]) if not golden and fails_at_run_time(t) else None
+    has_golden = from_torch or bool(stated) or golden
+    inputs = run_inputs(t.run_commands[0]) if not has_golden and fails_at_run_time(t) else None
     # An iree-compile command makes the matrix items; with only iree-opt, its passes are an IR check.
     ir_args = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else None
     command = t.commands[0] if t.commands else t.opt_commands[0] if ir_args is not None else ["iree-compile"]
@@ -63,7 +63,7 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, ref
         target, guessed = (named[0], "") if named else ("cpu", "no target named: cpu")
     functions = [w.split("=", 1)[1].lstrip("@") for argv in t.run_commands for w in argv
                  if w.startswith("--function=")]
-    outcome = WRONG_NUMBERS if stated or (reference and t.wrong_numbers) else bug_outcome(t)
+    outcome = WRONG_NUMBERS if stated or (golden and t.wrong_numbers) else bug_outcome(t)
     return CasePlan(program, origin, from_torch, stated, inputs, ir_args, command, target, flags, guessed,
                     outcome, functions[0] if functions else None,
-                    unchecked_numbers=t.wrong_numbers and not golden and outcome is None)
+                    unchecked_numbers=t.wrong_numbers and not has_golden and outcome is None)

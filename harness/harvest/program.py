@@ -136,7 +136,8 @@ def seeded_torch_model(snippet: str, signature: list[tuple[tuple[int, ...], str]
         inputs.append(f"torch.randn(({dims}), generator=g).to(torch.{dtype})" if dtype.startswith(("float", "bfl"))
                       else f"torch.randint(-8, 8, ({dims}), generator=g).to(torch.{dtype})")
     shapes = ", ".join("x".join(map(str, shape)) + f"x{element}" for shape, element in signature)
-    return ("import torch\n\n" + snippet.rstrip() + "\n\n\n"
+    imports = "" if re.search(r"^import torch$", snippet, re.M) else "import torch\n\n"
+    return (imports + snippet.rstrip() + "\n\n\n"
             f"# The thread's snippet exports nothing: its inputs are seeded, of the shapes its printed\n"
             f"# export states ({shapes}) (written by iree-regress harvest).\n"
             f"def Model():\n    return {classes[0].name}()\n\n\n"

@@ -36,6 +36,9 @@ class ReleaseRun:
     version: str
     results: list[ItemResult] = field(default_factory=list)
     error: str = ""
+    # Items this release measured nothing of (its compiler does not know one of their
+    # options), with why: such a release is never good, for any item it did measure.
+    unmeasured: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
 
     def outcomes(self) -> dict[str, str]:
@@ -137,12 +140,11 @@ def run_release(case: Case, version: str, items: list[ItemId], settings: Setting
     # program: never a verdict, so never a window's good or bad release.
     unknown = {r.name: _unknown_option(r) for r in results}
     run.results = [r for r in results if not unknown[r.name]]
-    said = sorted({u for u in unknown.values() if u})
-    if said:
-        skipped = [n for n, u in unknown.items() if u]
-        what = "nothing measured" if not run.results else f"{', '.join(skipped)} not measured"
-        note = (f"does not know {', '.join(said)}: {what} (a renamed option is spelled per release in "
-                "targets.RENAMED_OPTIONS)")
+    run.unmeasured = {n: u for n, u in unknown.items() if u}
+    if run.unmeasured:
+        what = "nothing measured" if not run.results else f"{', '.join(run.unmeasured)} not measured"
+        note = (f"does not know {', '.join(sorted(set(run.unmeasured.values())))}: {what} (a renamed option is "
+                "spelled per release in targets.RENAMED_OPTIONS)")
         run.error = note if not run.results else ""
         log(f"  {version} {note}")
     run.seconds = time.monotonic() - start
@@ -186,9 +188,13 @@ def judge(run: ReleaseRun, role: str, bug: Bug) -> Check:
         return (Check(run.version, role, True, outcomes) if hiding else
                 Check(run.version, role, False, f"every item passes: it is a last_good ({outcomes})"))
     # last_good, first_good: every item passes (ran where it can; compile-only passes are
-    # undecided). A release where another failure hides the bug is never good.
+    # undecided). A release where another failure hides the bug is never good, nor one
+    # that measured only some items.
     if showing or any(r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME) for r in run.results):
         return Check(run.version, role, False, outcomes)
+    if run.unmeasured:
+        return Check(run.version, role, None, f"{', '.join(run.unmeasured)} not measured: does not know "
+                                              f"{', '.join(sorted(set(run.unmeasured.values())))}; {outcomes}")
     return Check(run.version, role, None if undecided else True, outcomes)
 
 

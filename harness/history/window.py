@@ -91,6 +91,8 @@ def release_state(run: ReleaseRun, bug: Bug) -> str:
     states = [bug.state(r).kind for r in ran]
     if PROBE_BAD in states:
         return PROBE_BAD
+    if run.unmeasured:  # items it could not measure may hide the bug: never good
+        return UNKNOWN
     return PROBE_GOOD if all(s == PROBE_GOOD for s in states) else NEITHER
 
 
