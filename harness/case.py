@@ -16,6 +16,7 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from . import path_options
 from .outcomes import parse_stage_outcome
 from .targets import DEFAULT_TARGETS, OPT_LEVELS, TARGETS, family_of
 
@@ -295,6 +296,18 @@ class _Reader:
                 raise self.error(key, f"unknown value {item!r}; allowed: {', '.join(allowed)}")
         return tuple(value)
 
+    def flags(self, key, case_dir: Path | None, default=...) -> tuple[str, ...]:
+        """Compiler flags: refused, naming the option, when one would make the compiler run a
+        program, write outside the item or read outside the case (path_options.py); the
+        case's own data files an option reads are given as absolute paths."""
+        value = self.str_list(key, default)
+        if value is default and default is not ...:
+            return default
+        refused = path_options.refusals(value, case_dir)
+        if refused:
+            raise self.error(key, "; ".join(refused))
+        return path_options.resolved(value, case_dir) if case_dir is not None else value
+
     def specifier(self, key) -> SpecifierSet:
         text = self.get(key, str, "")
         try:
@@ -545,14 +558,14 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
     matrix.reject_unknown({"targets", "opt_levels", "flags", "target_flags"})
     targets = matrix.str_list("targets", DEFAULT_TARGETS, allowed=TARGETS)
     opt_levels = matrix.str_list("opt_levels", OPT_LEVELS, allowed=OPT_LEVELS)
-    flags = matrix.str_list("flags", ())
+    flags = matrix.flags("flags", case_dir, ())
     target_flags = {}
     if "target_flags" in matrix.table:
         tf = matrix.sub("target_flags")
         for t in tf.table:
             if t not in TARGETS:
                 raise tf.error(t, f"unknown target {t!r}; allowed: {', '.join(TARGETS)}")
-            target_flags[t] = tf.str_list(t)
+            target_flags[t] = tf.flags(t, case_dir)
 
     compare = top.sub("compare") if "compare" in data else _Reader(manifest, {}, "compare")
     compare.reject_unknown({"atol", "rtol", "tolerance_reason", "output"})
@@ -580,7 +593,7 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
         if ir_input is None:
             raise c.error("input", "is required when the case has no model.mlir")
         ir_checks.append(IrCheck(c.get("name", str, required=True), tool, ir_input,
-                                 c.str_list("args", ()), c.file("checks", case_dir),
+                                 c.flags("args", case_dir, ()), c.file("checks", case_dir),
                                  c.get("check_prefix", str, "CHECK"), c.specifier("compiler")))
     names = [c.name for c in ir_checks]
     if len(set(names)) != len(names):

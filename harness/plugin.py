@@ -38,7 +38,7 @@ from .outcomes import (COLLECT_ERROR, CRASHED, ERROR, FAIL, HARNESS_ERROR, INFRA
 from .process import BOUNDS, MACHINE_ERRNOS, Bounds, become_subreaper, children, kill_descendants, kill_tree_root
 from .record import ItemRecord, ItemRef, StageResult
 from .results import ResultsWriter, environment, link_newest, new_run_id, read_results, run_file
-from .sandbox import NONE_ASKED, probe as sandbox_probe
+from .sandbox import NONE_ASKED, probe as sandbox_probe, use_for_tools
 from .runner import ItemResult, expectation_for, verdict
 from .stages import Settings
 from .sweep.materialize import materialize
@@ -103,8 +103,8 @@ def pytest_addoption(parser):
                 help="run each sweep's fixed, stratified sample ([sweep].sample variants), not its "
                      "whole grid (CI's share)")
     g.addoption("--no-sandbox", action="store_true",
-                help="run case code (model.py, reference.py) outside the sandbox: for debugging "
-                     "a case you trust (harness/sandbox.py)")
+                help="run case code (model.py, reference.py) and the tools it drives outside the "
+                     "sandbox: for debugging a case you trust (harness/sandbox.py)")
     g.addoption("--iree-reports-dir", default="reports",
                 help="where results.jsonl (and junit.xml, unless --junitxml) are written")
 
@@ -220,6 +220,8 @@ def _settings(config) -> Settings:
         atexit.register(shutil.rmtree, scratch, ignore_errors=True)
         cache = Cache(scratch, enabled=False)
         cache.note = f"unusable ({problem}): this run is uncached"
+    sandbox = NONE_ASKED if config.getoption("no_sandbox") else sandbox_probe()
+    use_for_tools(sandbox)  # the compiler and runtime a case drives run where its code runs
     return Settings(
         toolchain=toolchain,
         cache=cache,
@@ -228,7 +230,7 @@ def _settings(config) -> Settings:
         target_options=targets.TargetOptions(tuple(
             (row.name, config.getoption(row.arch_option)) for row in targets.ROWS if row.arch_option)),
         extra_flags=tuple(config.getoption("iree_compile_flag")),
-        sandbox=NONE_ASKED if config.getoption("no_sandbox") else sandbox_probe(),
+        sandbox=sandbox,
     )
 
 
@@ -283,7 +285,7 @@ def pytest_sessionstart(session):
     run.env = environment(run.settings.toolchain, sandbox)
     terminal = session.config.get_terminal_writer()
     if not sandbox.bwrap:  # said once, here; the report header says it too
-        terminal.line(f"iree-regress: case code: {sandbox.description}", yellow=True)
+        terminal.line(f"iree-regress: case code and tools: {sandbox.description}", yellow=True)
     if run.settings.cache.note:
         run.env["cache"] = run.settings.cache.note
         terminal.line(f"iree-regress: WARNING: the cache {run.settings.cache.note}", yellow=True)

@@ -13,6 +13,7 @@ import errno
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import threading
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .outcomes import CRASHED, FAILED, OK, OUT_OF_MEMORY, TIMED_OUT
-from .sandbox import tool_env
+from .sandbox import Sandbox, for_tools, tool_env
 
 # Text that LLVM/MLIR tools print when they die of an internal error. A tool wrapped
 # by a shell or a Python launcher reports such a death as an exit code, not a signal.
@@ -144,6 +145,8 @@ class ProcessResult:
     timed_out: bool = False
     out_of_memory: bool = False
     signal_name: str | None = None  # set when the tool died of a signal it did not ask for
+    sandboxed: bool = False  # it ran in the sandbox: a write it was refused is its own doing
+    refused: str = ""  # what it said as the sandbox refused it a write outside its folders
 
     @property
     def crashed(self) -> bool:
@@ -227,9 +230,82 @@ def _group_pids(pgid: int) -> list[int]:
     return pids
 
 
+EXTRA_WRITABLE = "IREE_REGRESS_TOOL_WRITABLE"
+
+# Where a tool writes its outputs: `-o FILE`, `--output=@FILE` (iree-run-module).
+_OUTPUT_OPTIONS = ("-o",)
+_OUTPUT_PREFIXES = ("--output=@", "-o=")
+
+
+def outputs_of(argv) -> list[Path]:
+    """The folders a tool's own output options name: what it may write, by default."""
+    words = [str(a) for a in argv]
+    found = [words[i + 1] for i, w in enumerate(words[:-1]) if w in _OUTPUT_OPTIONS]
+    found += [w.split("@", 1)[1] if "@" in w else w.split("=", 1)[1] for w in words if w.startswith(_OUTPUT_PREFIXES)]
+    return sorted({Path(f).resolve().parent for f in found})
+
+
+def paths_in(words) -> list[Path]:
+    """Existing absolute paths the words name (`PATH`, `--x=PATH`, `--x=@PATH`, `A:B` lists):
+    what a tool in the sandbox must be able to read where they lie under the private /tmp."""
+    found = []
+    for word in (str(w) for w in words):
+        for part in [word, word.split("=", 1)[-1].lstrip("@"), *word.split("=", 1)[-1].split(os.pathsep)]:
+            if part.startswith("/") and os.path.exists(part):
+                found.append(Path(part))
+    return found
+
+
+# What a write outside the writable folders gets in the sandbox: the read-only root's own
+# error, or a tool's "cannot open output file" once its mkdir there failed quietly.
+_WRITE_ERRORS = ("Read-only file system", "cannot open output file", "cannot create", "Permission denied",
+                 "No such file or directory")
+_ABSOLUTE = re.compile(r"(?<![\w.])(/[^\s:'\"()]+)")
+
+
+def refused_write(stderr: str, writable) -> str:
+    """The line of `stderr` where a write outside `writable` (and the private /tmp) failed,
+    else ''."""
+    allowed = [Path(w).resolve() for w in writable] + [Path("/tmp")]
+    for line in stderr.splitlines():
+        if "Read-only file system" in line:
+            return line.strip()
+        if any(e in line for e in _WRITE_ERRORS):
+            for path in _ABSOLUTE.findall(line):
+                if not any(Path(path).is_relative_to(a) for a in allowed) and not os.path.exists(path):
+                    return line.strip()
+    return ""
+
+
+def writable_for(argv, writable=None) -> list[Path]:
+    """What a tool may write: `writable` (default: the folders of its outputs), and the
+    folders the user's own wrappers around the tools may write (a compile log: set by
+    whoever runs the suite, never by a case)."""
+    folders = outputs_of(argv) if writable is None else [Path(w) for w in writable]
+    return folders + [Path(p) for p in os.environ.get(EXTRA_WRITABLE, "").split(os.pathsep)
+                      if p and os.path.isdir(p)]
+
+
+def confine(argv: tuple[str, ...], env: dict[str, str], sandbox: Sandbox, writable: list[Path],
+            cwd: Path | None, devices: bool) -> tuple[str, ...]:
+    """argv as run in `sandbox`: only `writable` writable, its own private /tmp (TMPDIR
+    and HOME too: a linker's temporaries, a driver's cache), what it names readable, the
+    host's /dev only for a device's run."""
+    if not sandbox.bwrap:
+        return argv
+    # Its HOME and caches in its private /tmp: a driver's shader cache is written there.
+    inside = {**env, "TMPDIR": "/tmp", "HOME": "/tmp", "XDG_CACHE_HOME": "/tmp/.cache"}
+    return tuple(sandbox.wrap(list(argv), writable, cwd=cwd, readable=paths_in([*argv, *env.values()]),
+                              devices=devices, env=inside))
+
+
 def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None,
-                cwd: Path | None = None, stderr_copy: Path | None = None) -> ProcessResult:
-    """Run argv (a list, never a shell string) under `bounds`.
+                cwd: Path | None = None, stderr_copy: Path | None = None, writable=None,
+                devices: bool = False, sandbox: Sandbox | None = None, wrapped: bool = False) -> ProcessResult:
+    """Run argv (a list, never a shell string) under `bounds`, in the tools' sandbox
+    (sandbox.for_tools(), or `sandbox`) with only `writable` writable (default: the
+    folders its `-o`/`--output=@` name). `wrapped`: argv is already `sandbox`'s command
+    (case code, made by Sandbox.wrap with case code's own environment).
 
     stdout goes to `stdout_path` when given (large IR), else is captured. All of stderr
     is also written to `stderr_copy` when given (IR printed after each pass).
@@ -238,6 +314,14 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
     before = descendants(os.getpid())
     env = tool_env()  # the allowlist: no tokens, keys or secrets reach a tool
     env.update(bounds.env)
+    sandbox = sandbox or for_tools()
+    sandboxed = bool(sandbox.bwrap)
+    tool_argv = argv  # what the result names: the tool's command, not the sandbox's
+    if shutil.which(argv[0]) is None:  # said as the harness would say it, not as bwrap's execvp
+        return ProcessResult(argv, 127, b"", f"cannot start {argv[0]}: no such program", 0.0, 0.0)
+    writable = writable_for(argv, writable)
+    if not wrapped:
+        argv = confine(argv, env, sandbox, writable, cwd, devices)
     out_file = open(stdout_path, "wb") if stdout_path else subprocess.PIPE
     start = time.monotonic()
     try:
@@ -271,11 +355,14 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
     timed_out = oom = False
     poll = 0.002  # start fast: most tool calls here finish in well under a second
     polls = 0
+    watched = [proc.pid]
     while proc.poll() is None:
         elapsed = time.monotonic() - start
-        # Reading all of /proc is costly; the group is checked every few polls.
-        pids = _group_pids(proc.pid) if polls % 8 == 7 else [proc.pid]
-        peak = max(peak, _rss_mb(pids))
+        # Reading all of /proc is costly; the group is found again every few polls (in
+        # the sandbox the tool is bwrap's grandchild: found on the first polls).
+        if polls % 8 == 7 or (sandboxed and polls in (1, 3)):
+            watched = _group_pids(proc.pid)
+        peak = max(peak, _rss_mb(watched))
         if peak > bounds.memory_mb:
             oom = True
         elif elapsed > bounds.timeout_s:
@@ -307,22 +394,27 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
         err_copy.close()
 
     rc = proc.returncode
+    if sandboxed and rc is not None and rc > 128:  # bwrap passes a signal's death on as 128 + N
+        rc = 128 - rc
     sig = None
     if rc is not None and rc < 0 and not (timed_out or oom):
         try:
             sig = signal.Signals(-rc).name
         except ValueError:  # real-time signals have no name in the enum
             sig = f"signal {-rc}"
+    stderr = kept["err"].bytes().decode("utf-8", errors="replace")
     return ProcessResult(
-        argv=argv,
+        argv=tool_argv,
         returncode=None if (timed_out or oom) else rc,
         stdout=kept["out"].bytes(),
-        stderr=kept["err"].bytes().decode("utf-8", errors="replace"),
+        stderr=stderr,
         seconds=seconds,
         peak_rss_mb=peak,
         timed_out=timed_out,
         out_of_memory=oom,
         signal_name=sig,
+        sandboxed=sandboxed,
+        refused=refused_write(stderr, writable) if sandboxed else "",
     )
 
 

@@ -15,8 +15,12 @@ Where no sandbox can be made (no bwrap, no user namespaces), `probe()` says why 
 and the run records `case code: not sandboxed (why)` in its environment and report
 header; `--no-sandbox` turns it off for debugging.
 
-Every tool (iree-compile, iree-run-module, ...) gets the same scrubbed environment, with
-the variables the GPU and Vulkan drivers read added to the allowlist.
+Every tool (iree-compile, iree-opt, iree-run-module, ...) runs in the same sandbox
+(process.run_bounded wraps it): only the folder its outputs go to is writable, its /tmp is
+private, and it gets the scrubbed environment with the variables the GPU and Vulkan drivers
+read added to the allowlist; a tool that runs a device's module sees the host's /dev. A
+flag that makes the compiler start a program (a linker, a plugin) starts it in there too.
+`for_tools()` is the sandbox tools run in: this machine's, unless the run chose none.
 """
 
 from __future__ import annotations
@@ -116,6 +120,18 @@ class Sandbox:
 
 
 NONE_ASKED = Sandbox(None, "--no-sandbox")
+_chosen_for_tools: Sandbox | None = None
+
+
+def use_for_tools(sandbox: Sandbox | None) -> None:
+    """The sandbox every tool of this process runs in (the run's --no-sandbox); None:
+    this machine's."""
+    global _chosen_for_tools
+    _chosen_for_tools = sandbox
+
+
+def for_tools() -> Sandbox:
+    return _chosen_for_tools or probe()
 
 
 # What a command killed for its time returns (coreutils' `timeout` code); bundle/run.py,

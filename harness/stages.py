@@ -58,10 +58,13 @@ def _tool_name(settings: Settings, path: Path) -> str:
     return path.name if settings.toolchain.source == "installed packages" else str(path)
 
 
-def stage_from_process(stage: str, proc: ProcessResult, shown_command: str,
-                       not_the_machine: tuple[str, ...] = ()) -> StageResult:
+REFUSED_WRITE = "the sandbox refused a write outside the item"
+
+
+def stage_from_process(stage: str, proc: ProcessResult, shown_command: str) -> StageResult:
     status = proc.status()
-    trouble = machine_trouble(proc.stderr, not_the_machine) if status != OK else ""
+    # In the sandbox the root is read-only on purpose: a write there is the item's own doing.
+    trouble = machine_trouble(proc.stderr, ("EROFS",) if proc.sandboxed else ()) if status != OK else ""
     if trouble:  # the disk or the file system, not the compiler: never a verdict, never cached
         where = f" (in {Path(proc.argv[proc.argv.index('-o') + 1]).parent})" if "-o" in proc.argv[:-1] else ""
         return StageResult(stage, INFRA, f"machine trouble{where}: {trouble}", proc.stderr_tail(), shown_command,
@@ -80,6 +83,9 @@ def stage_from_process(stage: str, proc: ProcessResult, shown_command: str,
         last = " | ".join(p for p in (crash_message(proc.stderr), frame and f"at {frame}") if p) or last
     if last and status != OK:
         detail = f"{detail}: {last}"
+    if proc.refused:  # a tool, or a program it started, wrote outside the item: never a pass
+        status = FAILED if status == OK else status
+        detail = " | ".join(p for p in (detail, f"{REFUSED_WRITE}: {proc.refused[:200]}") if p)
     return StageResult(stage, status, detail, proc.stderr_tail(), shown_command, proc.seconds,
                        proc.peak_rss_mb)
 
@@ -119,23 +125,29 @@ _NOT_CACHED = (TIMED_OUT, OUT_OF_MEMORY, INFRA)
 Built = tuple[StageResult, dict[str, Path]]
 
 
+def _storable(result: StageResult) -> bool:
+    """Whether a result says something of the program alone: not the machine's trouble,
+    nor a refusal that depends on where the sandbox lets a tool write."""
+    return result.status not in _NOT_CACHED and REFUSED_WRITE not in result.detail
+
+
 def cached_step(settings: Settings, kind: str, key: str, build: Callable[[Path], Built], *,
                 shown: str | None = None, path: Path | None = None,
                 meta: dict | None = None) -> tuple[StageResult, Path | None]:
     """The one cached step: under the key's lock, a verified entry is read back (its text
     in the reader's terms: `shown` command, `path` as the input it read); otherwise
     `build(scratch)` runs in a private folder, and its result and files are stored,
-    unless the result depends on the machine (_NOT_CACHED). Returns the result and the
+    unless the result depends on the machine (_storable). Returns the result and the
     entry holding its files (None when nothing was stored)."""
     with settings.cache.compute_once(kind, key) as done:
         if done:
             cached = _cached_result(done, shown, path)
-            if cached.status not in _NOT_CACHED:  # never stored now; an older entry is not read
+            if _storable(cached):  # never stored now; an older entry is not read
                 return cached, done
         out = settings.cache.scratch(f"{kind}-")
         try:
             result, files = build(out)
-            if result.status in _NOT_CACHED:
+            if not _storable(result):
                 return result, None
             entry = settings.cache.store(kind, key, {**(meta or {}), "result": _portable(result, path)},
                                          files)
@@ -154,9 +166,8 @@ def run_torch_job(stage: str, args: list, settings: Settings, writable: Path) ->
     readable = [Path(a).parent if Path(a).is_file() else Path(a) for a in args if isinstance(a, Path)]
     sandbox = settings.sandbox or sandbox_probe()
     proc = run_bounded(sandbox.wrap(argv, [writable], cwd=repo, readable=readable),
-                       settings.import_bounds, cwd=repo)
-    # In the sandbox the root is read-only on purpose: a write there is the case's own failure.
-    return stage_from_process(stage, proc, display(argv), ("EROFS",) if sandbox.bwrap else ())
+                       settings.import_bounds, cwd=repo, sandbox=sandbox, wrapped=True)
+    return stage_from_process(stage, proc, display(argv))
 
 
 def write_golden_sandboxed(program: Path, case_dir: Path, settings: Settings) -> StageResult:
@@ -383,7 +394,9 @@ def run_module(target: str, vmfb: Path, function: str, inputs: list[Path], n_out
     def build(out: Path) -> Built:
         argv = [tc.run_module, *args, *[f"--output=@{out / n}" for n in out_names]]
         bounds = replace(settings.run_bounds, env={**settings.run_bounds.env, **dict(env)})
-        result = stage_from_process("run", run_bounded(argv, bounds), shown)
+        # A device other than the CPU needs the host's /dev (a GPU's nodes, Vulkan's).
+        on_device = not targets.BY_NAME[target].local
+        result = stage_from_process("run", run_bounded(argv, bounds, devices=on_device), shown)
         if result.ok:
             try:
                 for n in out_names:

@@ -17,6 +17,14 @@ def pytest_configure(config):
         "markers", "real_compiler: runs a real iree-compile (only --help-hidden/--version: fast)")
 
 
+@pytest.fixture(autouse=True)
+def fake_tools_may_log(tmp_path_factory, monkeypatch):
+    """The fake tools append to logs in the tests' folders: the tools' sandbox lets them,
+    as it lets a user's own wrapper log (process.EXTRA_WRITABLE). A test of the sandbox
+    itself removes this."""
+    monkeypatch.setenv("IREE_REGRESS_TOOL_WRITABLE", str(tmp_path_factory.getbasetemp()))
+
+
 @pytest.fixture
 def fake_tools(tmp_path) -> Path:
     """A folder with fake iree-compile / iree-opt / iree-run-module (see helpers.py)."""

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from harness.process import Bounds, run_bounded
+from harness.sandbox import NONE_ASKED
 from helpers import (FAKE_REVISION, FAKE_VERSION, IDENTITY_INPUT, compile_case, make_toolchain, numeric_case,
                      plugin_args, results_by_item, run_pytest_subprocess, write_case)
 
@@ -320,10 +321,27 @@ def test_run_bounded_timeout_kills_the_process_group(tmp_path):
     pid_file = tmp_path / "child.pid"
     code = (f"import subprocess\np = subprocess.Popen(['sleep', '60'])\n"
             f"open({str(pid_file)!r}, 'w').write(str(p.pid))\ntime.sleep(60)")
-    r = run_bounded(py(code), Bounds(timeout_s=1.0))
+    r = run_bounded(py(code), Bounds(timeout_s=1.0), sandbox=NONE_ASKED)  # the pid is this machine's
     assert r.status() == "timeout" and r.timed_out and r.returncode is None
     assert not r.crashed and r.seconds >= 1.0
     _assert_dead(int(pid_file.read_text()))
+
+
+@pytest.mark.harness
+def test_run_bounded_timeout_in_the_sandbox_kills_what_the_tool_started():
+    """In the tools' sandbox the tool is bwrap's grandchild and its own children live in
+    the sandbox's pid namespace: a timeout ends all of them (found here by a marker)."""
+    from harness.sandbox import probe
+    if not probe().bwrap:
+        pytest.skip(f"no sandbox here: {probe().why}")
+    marker = f"{time.time_ns() % 10**9}"
+    code = (f"import subprocess\np = subprocess.Popen(['sleep', '60.{marker}'])\ntime.sleep(60)")
+    r = run_bounded(py(code), Bounds(timeout_s=1.0), sandbox=probe())
+    assert r.sandboxed and r.status() == "timeout"
+    deadline = time.monotonic() + 30
+    while any(f"60.{marker}".encode() in _cmdline(p) for p in Path("/proc").glob("[0-9]*/cmdline")):
+        assert time.monotonic() < deadline, "the tool's child outlived the sandbox"
+        time.sleep(0.05)
 
 
 @pytest.mark.harness
@@ -387,9 +405,18 @@ def test_run_bounded_does_not_wait_for_a_lingering_grandchild(tmp_path):
     pid_file = tmp_path / "child.pid"
     code = (f"import subprocess\np = subprocess.Popen(['sleep', '3600'])\n"
             f"open({str(pid_file)!r}, 'w').write(str(p.pid))\nprint('tool done')")
-    r = run_bounded(py(code), Bounds(timeout_s=60))
+    # Outside the sandbox: the pid the child writes is then this machine's (in the
+    # sandbox's pid namespace its children die with it).
+    r = run_bounded(py(code), Bounds(timeout_s=60), sandbox=NONE_ASKED)
     assert r.ok and r.stdout == b"tool done\n" and not r.timed_out
     _assert_dead(int(pid_file.read_text()))
+
+
+def _cmdline(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:  # the process ended as it was read
+        return b""
 
 
 def _assert_dead(pid: int, within_s: float = 30.0):

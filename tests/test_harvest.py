@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main as cli_main
-from harness.harvest import HarvestError, choose_program, read_thread, slug_of, target_and_flags
+from harness.harvest import HarvestError, choose_program, plan_case, read_thread, slug_of, target_and_flags
 from test_history import FAKE_HEADER, install_fake, releases  # noqa: F401  (fake releases: 3.3.0-3.4.0 fail to bufferize)
 
 THREADS = Path(__file__).resolve().parent / "threads"
@@ -22,7 +22,7 @@ def test_a_compile_error_thread_gives_its_program_command_target_and_error():
     assert (t.title, t.issue) == ("uniform_dequantize is marked illegal for llvm-cpu", "iree-org/iree#16780")
     program, origin = choose_program(t, {})
     assert '"stablehlo.uniform_dequantize"' in program and origin == "the thread's MLIR block"
-    target, flags, guessed = target_and_flags(t.commands[0])
+    target, flags, guessed, _ = target_and_flags(t.commands[0])
     assert (target, flags, guessed) == ("cpu", [], "")  # -o and the input file dropped
     assert t.quoted.startswith("failed to legalize operation 'stablehlo.uniform_dequantize'")
     assert slug_of(t.title) == "uniform-dequantize-marked-illegal-llvm-cpu"
@@ -35,7 +35,7 @@ def test_a_program_only_attached_is_asked_for_never_guessed():
         choose_program(t, {})
     text, origin = choose_program(t, {"model.mlir": "func.func @main() { return }\n"})
     assert origin == "--attach model.mlir"
-    target, flags, _ = target_and_flags(t.commands[0])
+    target, flags, _, _ = target_and_flags(t.commands[0])
     assert (target, flags) == ("cpu", [])  # --iree-llvmcpu-target-cpu=host is the profile's
 
 
@@ -47,7 +47,7 @@ def test_gh_output_takes_its_repository_from_the_command_line(capsys):
 
 def test_a_backend_the_harness_does_not_run_is_said_as_a_guess():
     t = read_thread((THREADS / "iree-10639-tosa-vmvx.md").read_text())
-    target, flags, guessed = target_and_flags(t.commands[0])
+    target, flags, guessed, _ = target_and_flags(t.commands[0])
     assert target == "cpu" and "no target the harness runs" in guessed
     assert flags == ["--iree-input-type=tosa"]  # kept: it is about the program
 
@@ -124,7 +124,7 @@ def test_an_iree_opt_thread_is_an_ir_case_and_its_version_is_read():
 
     t = read_thread((THREADS / "iree-22976-iree-opt-assertion.md").read_text())
     assert t.issue == "iree-org/iree#22976" and not t.commands
-    assert pass_args(t.opt_commands[0]) == ["--iree-input-conversion-demote-f64-to-f32"]
+    assert pass_args(t.opt_commands[0]) == (["--iree-input-conversion-demote-f64-to-f32"], [])
     assert bug_outcome(t) == "ir-crash"
     assert choose_program(t, {})[0].startswith('"builtin.module"() ({')  # generic form, one block
     assert t.version == "iree-org/iree@d4b9bb0150db"  # the commit under "Version information"
@@ -395,7 +395,7 @@ def test_check_ops_state_the_golden_and_the_program_returns_what_they_checked(tm
     assert "check." not in program and "func.func @test_trunc_f32_f16() -> (tensor<1xf16>) {" in program
     assert "return %result : tensor<1xf16>" in program
     assert [(s.value, s.type, s.literal, s.atol) for s in stated] == [("%result", "tensor<1xf16>", "[0.5]", 0.01)]
-    assert target_and_flags(t.commands[0]) == ("cpu", ["--iree-llvmcpu-target-cpu=generic"], "")
+    assert target_and_flags(t.commands[0]) == ("cpu", ["--iree-llvmcpu-target-cpu=generic"], "", [])
     namespace = {}
     exec(stated_reference(stated), namespace)
     (out,) = namespace["reference"]()
@@ -508,9 +508,9 @@ def test_a_real_two_block_iree_opt_thread_quoting_no_error_is_read():
     t = read_thread(text)
     assert (t.issue, len(t.programs), t.quoted, bug_outcome(t)) == ("iree-org/iree#23046", 1, "", None)
     assert "iree_encoding.set_encoding %src" in choose_program(t, {})[0]
-    assert pass_args(t.opt_commands[0]) == [
+    assert pass_args(t.opt_commands[0]) == ([
         "--pass-pipeline=builtin.module(func.func(iree-codegen-materialize-device-encoding"
-        "{test-gpu-encoding-resolver=gpu_data_tiling}))", "--iree-gpu-test-target=gfx950"]
+        "{test-gpu-encoding-resolver=gpu_data_tiling}))", "--iree-gpu-test-target=gfx950"], [])
     assert plan_case(t, {}).ir_args is not None  # only iree-opt: an IR case
 
 
@@ -580,3 +580,34 @@ def test_gh_json_is_read_and_a_saved_web_page_is_refused_clearly():
     assert "failed to legalize operation 'stablehlo.uniform_dequantize'" in t.quoted
     with pytest.raises(HarvestError, match="saved web page"):
         read_thread("<!DOCTYPE html><html><body><pre>func.func</pre></body></html>")
+
+
+@pytest.mark.harness
+def test_a_thread_command_that_runs_a_program_or_names_a_file_loses_those_flags_and_says_why():
+    """A compile-error thread whose iree-compile line carries a linker path (a script
+    elsewhere on the machine), a dump folder and a response file: none reaches the case
+    or the release scan; each is said with why."""
+    text = """# failed to legalize operation 'arith.addf'
+
+```mlir
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = arith.addf %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+```
+
+```
+iree-compile model.mlir --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu \
+  --iree-llvmcpu-link-embedded=true --iree-llvmcpu-embedded-linker-path=/opt/scripts/link.sh \
+  --iree-codegen-tuning-spec-path=spec.mlir --iree-opt-level=O2 @more-flags.txt -o out.vmfb
+```
+
+error: failed to legalize operation 'arith.addf'
+"""
+    t = read_thread(text, repo="iree-org/iree")
+    plan = plan_case(t, {})
+    assert plan.flags == ["--iree-llvmcpu-link-embedded=true", "--iree-opt-level=O2"]
+    said = "\n".join(plan.dropped)
+    assert "--iree-llvmcpu-embedded-linker-path=/opt/scripts/link.sh: " in said and "start a program" in said
+    assert "--iree-codegen-tuning-spec-path=spec.mlir: " in said
+    assert not any("/opt/scripts" in f for f in plan.flags)

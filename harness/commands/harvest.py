@@ -132,6 +132,8 @@ def _print_plan(t, plan) -> None:
               + (f"; guessed: {plan.guessed}" if plan.guessed else ""))
     else:
         print(f"  an IR case: iree-opt {' '.join(plan.ir_args)} must complete (no iree-compile command quoted)")
+    for flag in plan.dropped:  # never carried into the case, nor into the release scan
+        print(f"  dropped {flag}")
     print(f"  the reporter ran: {t.version or '(not said)'}")
     if plan.inputs is not None:
         print(f"  a run case: {len(plan.inputs)} input(s) from the thread's iree-run-module command, no golden")

@@ -25,6 +25,7 @@ class CasePlan:
     target: str
     flags: list[str]
     guessed: str  # what was guessed about the target, "" when the thread says
+    dropped: list[str]  # the command's flags that name a file or a program, each with why
     outcome: str | None  # what the thread reports; None: the releases decide
     function: str | None  # what its iree-run-module runs, when it says
     # The thread says its results are wrong and nothing gives a golden (no PyTorch
@@ -55,9 +56,12 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, gol
     has_golden = from_torch or bool(stated) or golden
     inputs = run_inputs(t.run_commands[0]) if not has_golden and fails_at_run_time(t) else None
     # An iree-compile command makes the matrix items; with only iree-opt, its passes are an IR check.
-    ir_args = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else None
+    ir_args, dropped = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else (None, [])
     command = t.commands[0] if t.commands else t.opt_commands[0] if ir_args is not None else ["iree-compile"]
-    target, flags, guessed = target_and_flags(command) if ir_args is None else ("cpu", [], "")
+    if ir_args is None:
+        target, flags, guessed, dropped = target_and_flags(command)
+    else:
+        target, flags, guessed = "cpu", [], ""
     if from_torch and not t.commands:  # the snippet's own target (compile options), else cpu
         named = targets_named("\n".join(t.torch_snippets))
         target, guessed = (named[0], "") if named else ("cpu", "no target named: cpu")
@@ -65,5 +69,5 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, gol
                  if w.startswith("--function=")]
     outcome = WRONG_NUMBERS if stated or (golden and t.wrong_numbers) else bug_outcome(t)
     return CasePlan(program, origin, from_torch, stated, inputs, ir_args, command, target, flags, guessed,
-                    outcome, functions[0] if functions else None,
+                    dropped, outcome, functions[0] if functions else None,
                     unchecked_numbers=t.wrong_numbers and not has_golden and outcome is None)

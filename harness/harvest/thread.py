@@ -32,6 +32,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import path_options
 from ..case import ISSUE_REF
 from ..outcomes import CRASHED, FAILED, WRONG_NUMBERS, stage_outcome
 from ..targets import target_of_flags
@@ -184,23 +185,40 @@ def _argv(line: str) -> list[str]:
         return line.split()
 
 
-def target_and_flags(command: list[str]) -> tuple[str, list[str], str]:
-    """(target row, the flags that are about the bug, what was guessed) from a command:
-    the target as an [[ir]] check's flags name it (targets.target_of_flags)."""
+def target_and_flags(command: list[str]) -> tuple[str, list[str], str, list[str]]:
+    """(target row, the flags that are about the bug, what was guessed, the flags dropped
+    for naming a file or a program, each with why) from a command: the target as an
+    [[ir]] check's flags name it (targets.target_of_flags)."""
     words = command[1:]
     target = target_of_flags(words)
     # The host CPU is the cpu profile's own; another CPU (`generic`, `znver4`) may be the bug's.
     kept = [w for w in words if w.startswith("--") and not w.split("=", 1)[0].startswith(_DROPPED)
             and w != "--iree-llvmcpu-target-cpu=host"]
-    return target or "cpu", kept, "" if target else "no target the harness runs is named: cpu"
+    kept, dropped = _without_path_options(kept)
+    return target or "cpu", kept, "" if target else "no target the harness runs is named: cpu", dropped
 
 
-def pass_args(command: list[str]) -> list[str]:
+def pass_args(command: list[str]) -> tuple[list[str], list[str]]:
     """The passes an `iree-opt` command runs (its flags, output and print flags dropped):
-    the args of the case's [[ir]] check."""
-    return [w for w in command[1:] if w.startswith("-") and len(w) > 1
-            and not w.lstrip("-").split("=", 1)[0].startswith(tuple(d.lstrip("-") for d in _DROPPED))
-            and w not in ("-o",)]
+    the args of the case's [[ir]] check; and the flags dropped for naming a file or a program."""
+    return _without_path_options(
+        [w for w in command[1:] if w.startswith("-") and len(w) > 1
+         and not w.lstrip("-").split("=", 1)[0].startswith(tuple(d.lstrip("-") for d in _DROPPED))
+         and w not in ("-o",)])
+
+
+def _without_path_options(flags: list[str]) -> tuple[list[str], list[str]]:
+    """(flags a case may carry, 'flag: why' of each dropped): a thread's command may make
+    the compiler run a program, write or read where it says (path_options.py); the case
+    has none of the thread's files, so any such flag is dropped."""
+    kept, dropped = [], []
+    for flag in flags:
+        why = path_options.refusal(flag, None)
+        if why:
+            dropped.append(f"{flag}: {why}")
+        else:
+            kept.append(flag)
+    return kept, dropped
 
 
 def choose_program(t: Thread, attached: dict[str, str], block: int | None = None) -> tuple[str, str]:

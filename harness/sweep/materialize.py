@@ -40,7 +40,7 @@ def _programs(path: Path, builder_digest: str, sandbox: Sandbox) -> dict[str, Pr
         out = Path(scratch) / "programs.json"
         argv.append(out)
         proc = run_bounded(sandbox.wrap(argv, [Path(scratch)], cwd=REPO, readable=[path.parent]),
-                           BOUNDS["import"], cwd=REPO)
+                           BOUNDS["import"], cwd=REPO, sandbox=sandbox, wrapped=True)
         if not proc.ok or not out.is_file():
             last = (proc.stderr_tail().strip().splitlines() or [proc.status()])[-1]
             raise CaseError(f"{path}: its builder failed ({proc.status()}): {last[:300]}")
