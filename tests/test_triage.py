@@ -443,3 +443,64 @@ def test_asking_for_the_end_a_window_lacks_is_refused_plainly(monkeypatch):
     t = flow.Triage(case, ItemId.parse("cpu-O0"), SimpleNamespace(description="x"))
     assert flow.when(t, None, None, None, "fixed") is False
     assert t.problems[0].startswith("the window has no fix to triage")
+
+
+@pytest.mark.harness
+def test_an_experiment_with_nothing_to_compare_is_undecided(monkeypatch, tmp_path):
+    """A swap whose mixed compile runs but gives no outputs (or another number of them)
+    neither shows the bug nor its absence: undecided, with why; never 'shows the bug'."""
+    from harness.runner import ItemResult
+    from harness.stages import StageResult
+    from harness.toolchain import Toolchain
+    from harness.triage import oracle
+
+    tc = Toolchain(tmp_path / "c", tmp_path / "o", tmp_path / "r", "3.10.0", "", "", "test")
+    q = oracle.Question("differential", oracle.Side(tc, ()), oracle.Side(tc, ()), target="cpu",
+                        work=str(tmp_path), n_outputs=1)
+    np.save(tmp_path / "in.npy", np.zeros(3, np.float32))
+    q = oracle.Question(**{**q.__dict__, "inputs": (str(tmp_path / "in.npy"),)})
+    given = {}
+
+    def fake_observe(question, side, program, run, extra=()):
+        result = ItemResult(None, "triage", "cpu", None, None, "3.10.0")
+        result.stages += [StageResult("compile", "ok", ""), StageResult("run", "ok", "")]
+        return oracle.Observation(result, given["outputs"])
+
+    monkeypatch.setattr(oracle, "observe", fake_observe)
+    reference = [np.arange(3, dtype=np.float32)]
+    for outputs in ([], [np.arange(3, dtype=np.float32)] * 2):
+        given["outputs"] = outputs
+        shown, why = oracle.shows_bug(q, q.bad, tmp_path / "x.mlir", (), reference)
+        assert shown is None and why.startswith("nothing to compare"), (outputs, why)
+    given["outputs"] = [np.arange(3, dtype=np.float32) + 1]  # the planted wrong value still counts
+    assert oracle.shows_bug(q, q.bad, tmp_path / "x.mlir", (), reference)[0] is True
+
+
+@pytest.mark.harness
+@pytest.mark.parametrize("phase_confirmed, pass_confirmed, failing, said", [
+    (False, False, "", "not localized"),
+    (False, None, "", "not localized"),
+    (True, False, "", "localized to the `vm` phase"),
+    (True, True, "", "the pass `iree-util-combine-initializers` (run alone"),
+    (False, True, "", "localized to the pass `iree-util-combine-initializers`"),
+    (False, False, "iree-codegen-x", "the pass `iree-codegen-x` (the bad release fails in it)"),
+])
+def test_the_summary_names_only_what_was_confirmed(phase_confirmed, pass_confirmed, failing, said):
+    """The StableHLO reverse of the issue: every swap undecided, the vm phase named by
+    elimination, its pass unconfirmed run alone: 'not localized', never the vm phase."""
+    from types import SimpleNamespace
+
+    from harness.item import ItemId
+    from harness.triage import flow
+    from harness.triage.phases import PhaseDiff
+
+    t = flow.Triage(SimpleNamespace(slug="c"), ItemId.parse("cpu-O0"), SimpleNamespace(description="x"))
+    t.phase, t.phase_confirmed = PhaseDiff("vm", 9, ()), phase_confirmed
+    t.pass_diff = SimpleNamespace(argument="iree-util-combine-initializers")
+    t.pass_confirmed, t.failing_pass = pass_confirmed, failing
+    text = flow.localized(t)
+    assert said in text, text
+    if not phase_confirmed:
+        assert "`vm` phase (" not in text
+    if said == "not localized":
+        assert "unconfirmed" in text and "combine-initializers` was not confirmed" in text

@@ -65,6 +65,9 @@ class Triage:
     reduced_check: tuple[bool, str] | None = None
     inputs_note: str = ""
     phase: PhaseDiff | None = None
+    # Both swaps of the phase's output carried the bug with the bad release (or the bad
+    # release stops in it, or the bug followed its runtime): the phase may be named.
+    phase_confirmed: bool = False
     confirmation: list[str] = field(default_factory=list)
     pass_diff: passes.PassDiff | None = None
     pass_confirmed: bool | None = None  # the pass alone parts the releases (None: not run)
@@ -405,7 +408,7 @@ def where(t: Triage, work: Path) -> None:
         if swapped is None and untested is None:
             untested = diff  # neither release could compile the other's output: not excluded
         if swapped:
-            confirmed = True
+            confirmed = t.phase_confirmed = True
             break
     if confirmed and untested is not None:
         # The bug is in the IR by the end of the confirmed phase; an earlier phase that
@@ -416,7 +419,7 @@ def where(t: Triage, work: Path) -> None:
         t.confirmation.append(line)
         t.say("where: " + line)
         t.problems.append(f"the phase {untested.phase} is named unconfirmed (its output could not be swapped)")
-        t.phase = untested
+        t.phase, t.phase_confirmed = untested, False
     if t.phase is None:
         t.say("where: every phase's output is the same on both releases")
         _runtime_swap(t)
@@ -426,6 +429,37 @@ def where(t: Triage, work: Path) -> None:
     if t.phase is not None and not t.phase.missing and t.phase.phase != RUNTIME:
         _pass_in_phase(t, dumps, work)
     _failing_pass(t, program)
+    t.say("where: " + localized(t))
+
+
+def confirmed_where(t: Triage) -> tuple[str, str]:
+    """(phase, pass) triage may name: a phase when both swap directions agreed, a pass
+    when run alone on both releases it parts them, or the pass the bad release fails in
+    (a crash, a compile error). '' where nothing was confirmed."""
+    phase = t.phase.phase if t.phase is not None and t.phase_confirmed else ""
+    confirmed_pass = t.pass_diff.argument if t.pass_diff is not None and t.pass_confirmed else ""
+    return phase, t.failing_pass or confirmed_pass
+
+
+def localized(t: Triage) -> str:
+    """The one sentence of where the bug is, as the terminal, ISSUE.md and TRIAGE.json say
+    it: only what was confirmed; otherwise 'not localized' with why."""
+    phase, found = confirmed_where(t)
+    if phase or found:
+        said = [f"the `{phase}` phase (both swaps of its output carry the bug with the bad release)"
+                if phase and phase != RUNTIME else "the runtime (the bug follows the bad release's runtime)"
+                if phase else "",
+                f"the pass `{found}` ({'the bad release fails in it' if found == t.failing_pass else 'run alone on both releases, it parts them'})"
+                if found else ""]
+        return "localized to " + ", ".join(p for p in said if p) + "."
+    if t.phase is None:
+        why = "every compile phase's output is the same on both releases"
+    else:
+        why = (f"the first phase that differs, `{t.phase.phase}`, did not carry the bug both ways when its "
+               "output was swapped between the releases")
+    if t.pass_diff is not None and t.pass_diff.argument:
+        why += f"; the pass `{t.pass_diff.argument}` was not confirmed run alone"
+    return f"not localized: {why}. The evidence below is unconfirmed."
 
 
 def _failing_pass(t: Triage, program: Path) -> None:
@@ -470,7 +504,7 @@ def _runtime_swap(t: Triage) -> None:
                           "serialization (after the vm phase) or in the runtime; neither runtime can run the "
                           f"other's module ({untested[0]}), so the two cannot be told apart here")
     elif all(followed):
-        t.phase = PhaseDiff(RUNTIME, RUNTIME_ORDER, ())
+        t.phase, t.phase_confirmed = PhaseDiff(RUNTIME, RUNTIME_ORDER, ()), True
         t.say("where: the bug follows the bad release's runtime: it is in the runtime, not the compiler")
     else:
         t.problems.append("every dumped compile phase agrees, and the bug does not follow either runtime alone")

@@ -30,6 +30,7 @@ from ..outcomes import PASS_OUTCOME, plain_words
 from ..reference import npy_files
 from ..item import settings_with
 from ..stages import compile_stage, import_stage
+from .flow import confirmed_where, localized
 from .oracle import observe
 from .program import size, write_inputs
 
@@ -121,7 +122,7 @@ def _summary(t, bad_v: str, good_v: str | None) -> str:
         if t.reduced_check and t.reduced_check[0]:
             parts.append(f"Reduced from {_size_line(t)}; the reduced program fails the same way.")
         if t.failing_pass:
-            parts.append(f"It fails in `{t.failing_pass}`.")
+            parts.append(f"It fails in `{t.failing_pass}` (the pass MLIR's crash reproducer names).")
         return " ".join(parts)
     what = {"differential": "computes different numbers than",
             "outcome": f"fails ({_the_bug(t)}) where",
@@ -135,14 +136,10 @@ def _summary(t, bad_v: str, good_v: str | None) -> str:
     if t.reduced_check and t.reduced_check[0]:
         parts.append(f"Reduced with iree-reduce from {_size_line(t)}; the reduced program still "
                      f"shows the bug on {bad_v} and not on {good_v}.")
-    if t.phase and t.phase.phase:
-        parts.append(f"The releases part ways in the `{t.phase.phase}` phase"
-                     + (f", first in the pass `{t.pass_diff.argument}`" if t.pass_diff and t.pass_diff.argument else "")
-                     + ".")
-    elif t.pass_diff and t.pass_diff.argument:
-        parts.append(f"The first pass whose output differs is `{t.pass_diff.argument}`.")
-    if t.failing_pass:
-        parts.append(f"The bad release fails in `{t.failing_pass}`.")
+    # Only what was confirmed: a phase both swaps agreed on, a pass that parts the releases
+    # alone or that the bad release fails in; else "not localized", the evidence below.
+    said = localized(t)
+    parts.append(said[0].upper() + said[1:])
     return " ".join(parts)
 
 
@@ -172,6 +169,7 @@ def write_issue(t, out: Path, measured_only: bool = False) -> None:
         "reduced_check": t.reduced_check[1] if t.reduced_check else "",
         "phase": t.phase.phase if t.phase else "", "phase_missing": t.phase.missing if t.phase else "",
         "confirmation": t.confirmation, "pass": t.pass_diff.argument if t.pass_diff else "",
+        "localized": dict(zip(("phase", "pass"), confirmed_where(t))), "where": localized(t),
         "pass_confirmed": t.pass_confirmed, "pass_check": t.pass_check,
         "failing_pass": t.failing_pass})
     (out / "TRIAGE.json").write_text(json.dumps(data, indent=1, default=str))
@@ -243,7 +241,7 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
         lines.append(f"Expected: {done}." if good_v is None else
                      f"Expected: as on {good_v}, {done}." if q.good_outcome == PASS_OUTCOME
                      else f"Expected: not this bug; {good_v} {plain_words(q.good_outcome)} (another failure) here.")
-    lines += ["", "## Where in the compiler", ""]
+    lines += ["", "## Where in the compiler", "", f"**{localized(t)}**", ""]
     if t.phase is not None:
         lines.append(f"First compilation phase whose output differs (`--dump-compilation-phases-to`, "
                      f"locations, SSA names and host CPU features ignored): "

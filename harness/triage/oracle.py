@@ -131,9 +131,10 @@ def observe(q: Question, side: Side, program: Path, run: bool, extra: tuple[str,
     if not compiled.ok or not run:
         return Observation(result)
     try:
-        n_outputs = len(signature(program.read_text(), q.function).results)
+        # A phase output past abi returns buffer views, not tensors: the same results.
+        n_outputs = len(signature(program.read_text(), q.function).results) or q.n_outputs
     except SignatureError:
-        n_outputs = q.n_outputs  # a phase output past abi: buffer views, same results
+        n_outputs = q.n_outputs
     ran, outputs = run_module(q.target, vmfb, q.function, [Path(p) for p in q.inputs], n_outputs,
                               settings)
     result.stages.append(ran)
@@ -175,7 +176,8 @@ def _unfinished(seen: Observation) -> str:
 def shows_bug(q: Question, side: Side, program: Path, extra: tuple[str, ...] = (),
               reference: list[np.ndarray] | None = None) -> tuple[bool | None, str]:
     """Whether one compile (and run) by `side` shows the bug: True; False when it gives
-    what the good release gave on the start program; None when it shows something else.
+    what the good release gave on the start program; None (undecided) when it shows
+    something else or gives nothing to compare (no outputs, another number of them).
     Wrong numbers are judged against `reference` outputs."""
     if q.mode != "differential":
         seen = observe(q, side, program, q.bug.needs_device(), extra).result
@@ -186,6 +188,10 @@ def shows_bug(q: Question, side: Side, program: Path, extra: tuple[str, ...] = (
     seen = observe(q, side, program, True, extra)
     if _unfinished(seen):
         return None, _unfinished(seen)
+    if not seen.outputs or reference is None or len(seen.outputs) != len(reference):
+        # Undecided: nothing to compare is neither the bug nor its absence.
+        return None, (f"nothing to compare: {len(seen.outputs or [])} outputs, the reference "
+                      f"{'none' if reference is None else len(reference)}")
     comparison = compare_outputs(seen.outputs, reference, [np.load(p) for p in q.inputs],
                                  q.atol, q.rtol, (), "the good release")
     return not comparison.ok, comparison.summary()
