@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import targets, vulkan_layer
+from . import older_releases, targets, vulkan_layer
 from .cache import Cache, digest, read_meta
 from .case import Case, IrCheck
 from .compare import compare_outputs
@@ -204,12 +204,36 @@ def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageR
 
 
 def import_stage(case: Case, settings: Settings) -> tuple[StageResult, Path | None]:
-    """The MLIR to compile: imported from PyTorch, or the case's own (per release)."""
+    """The MLIR to compile: imported from PyTorch, or the case's own (per release), as this
+    release can read it (older_releases.py: no-computation ops it does not know removed,
+    and said on the stage)."""
     if case.torch_model is None:
         mlir = case.mlir_for(settings.toolchain.release)
-        return StageResult("import", OK, f"mlir input {mlir.name}"), mlir
-    result, entry = torch_job(case, settings, import_mlir=True)
-    return result, (entry / "model.mlir") if result.ok else None
+        result = StageResult("import", OK, f"mlir input {mlir.name}")
+    else:
+        result, entry = torch_job(case, settings, import_mlir=True)
+        mlir = (entry / "model.mlir") if result.ok else None
+    if mlir is None:
+        return result, None
+    return readable_by_release(result, mlir, settings)
+
+
+def readable_by_release(result: StageResult, mlir: Path, settings: Settings) -> tuple[StageResult, Path]:
+    """`mlir` as the toolchain's release can read it (cached), the removal said on `result`."""
+    release = settings.toolchain.release
+    ops = older_releases.needs_rewrite(mlir, release)
+    if not ops:
+        return result, mlir
+
+    def build(out: Path) -> Built:
+        text, removed = older_releases.without(mlir.read_text(errors="replace"), ops)
+        (out / "model.mlir").write_text(text)
+        return StageResult("import", OK, older_releases.said(removed, release), data={"removed_ops": removed}), \
+            {"model.mlir": out / "model.mlir"}
+
+    made, entry = cached_step(settings, "readable", digest("readable", mlir, ops), build, path=mlir)
+    return replace(result, detail="; ".join(d for d in (result.detail, made.detail) if d),
+                   data={**result.data, **made.data}), entry / "model.mlir"
 
 
 # --------------------------------------------------------------------------- compile

@@ -611,3 +611,106 @@ error: failed to legalize operation 'arith.addf'
     assert "--iree-llvmcpu-embedded-linker-path=/opt/scripts/link.sh: " in said and "start a program" in said
     assert "--iree-codegen-tuning-spec-path=spec.mlir: " in said
     assert not any("/opt/scripts" in f for f in plan.flags)
+
+
+# ------------------------------------------------- the correct output stated in prose
+
+@pytest.mark.harness
+def test_a_correct_result_stated_after_the_run_is_the_golden():
+    """iree-org/iree#19898: wrong numbers, a program with no inputs, and "The correct result
+    should be:" with the values in the code block below: the golden, quoted; the quoted
+    iree-run-module output (the wrong one) is not a statement."""
+    from harness.harvest.stated import stated_reference
+
+    t = read_thread((THREADS / "iree-19898-correct-result-in-prose.md").read_text())
+    plan = plan_case(t, {})
+    assert plan.outcome == "compare-fail" and not plan.unchecked_numbers
+    assert plan.said.values == ("-1.109700e+00", "-1.218800e+00", "1.167600e+00", "-1.040800e+00",
+                                "9.166000e-01", "-1.304200e+00")
+    assert plan.said.quote.startswith("The correct result should be:")
+    assert [(r.shape, r.dtype) for r in plan.said_results] == [((1, 1, 1, 6), "float32")]
+    assert plan.said_inputs == []
+    assert "def reference():" in stated_reference(plan.said, plan.said_results, plan.said_inputs)
+
+
+ONNX_THREAD = """# [onnx] Slice then flip gives shifted values on llvm-cpu
+https://github.com/iree-org/iree/issues/99999
+
+The model comes from ONNX (imported with iree-import-onnx to the torch dialect):
+
+```mlir
+func.func @main(%arg0: !torch.vtensor<[10],f32>) -> !torch.vtensor<[9],f32> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int10 = torch.constant.int 10
+  %0 = torch.aten.slice.Tensor %arg0, %int0, %int1, %int10, %int1 : !torch.vtensor<[10],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[9],f32>
+  %1 = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
+  %2 = torch.aten.flip %0, %1 : !torch.vtensor<[9],f32>, !torch.list<int> -> !torch.vtensor<[9],f32>
+  return %2 : !torch.vtensor<[9],f32>
+}
+```
+
+```
+iree-compile model.mlir --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu -o m.vmfb
+iree-run-module --module=m.vmfb --device=local-task --input="10xf32=0 1 2 3 4 5 6 7 8 9"
+```
+
+Output: `9xf32=8 7 6 5 4 3 2 1 0`, expected `9 8 7 6 5 4 3 2 1`.
+
+| index | Expected (ORT) | Actual (IREE) |
+|---|---|---|
+| 0 | 9 | 8 |
+| 1 | 8 | 7 |
+| 2 | 7 | 6 |
+| 3 | 6 | 5 |
+| 4 | 5 | 4 |
+| 5 | 4 | 3 |
+| 6 | 3 | 2 |
+| 7 | 2 | 1 |
+| 8 | 1 | 0 |
+"""
+
+
+@pytest.mark.harness
+def test_an_expected_line_and_an_ort_column_that_agree_give_the_golden_with_the_run_inputs():
+    t = read_thread(ONNX_THREAD)
+    plan = plan_case(t, {})
+    assert plan.outcome == "compare-fail" and plan.said.floats() == [9, 8, 7, 6, 5, 4, 3, 2, 1]
+    assert plan.said.quote.startswith("Output:")  # the line, not the wrong `9xf32=8 7 ...` before it
+    assert [a.tolist() for a in plan.said_inputs] == [list(range(10))]
+    assert plan.tolerance() == ((0.5, 1e-5), "the thread states its values to 0.5")
+
+
+@pytest.mark.harness
+def test_two_statements_that_disagree_are_asked_about_and_nothing_is_written(tmp_path, capsys):
+    text = ONNX_THREAD.replace("| 0 | 9 | 8 |", "| 0 | 7 | 8 |")
+    with pytest.raises(HarvestError, match="2 different correct outputs"):
+        plan_case(read_thread(text), {})
+    (tmp_path / "thread.md").write_text(text)
+    assert cli_main(["harvest", str(tmp_path / "thread.md"), "--no-scan", "--slug", "must-not-exist"]) == 2
+    assert "2 different correct outputs" in capsys.readouterr().err
+    assert not (Path(__file__).resolve().parent.parent / "cases" / "must-not-exist").exists()
+
+
+@pytest.mark.harness
+def test_a_stated_golden_fails_a_planted_wrong_value(tmp_path):
+    """The golden made from the statement (reference.py, run as the golden writer runs it)
+    passes the right values and fails a planted wrong one."""
+    import importlib.util
+
+    import numpy as np
+
+    from harness.compare import compare_outputs
+    from harness.harvest.stated import stated_reference
+
+    plan = plan_case(read_thread((THREADS / "iree-19898-correct-result-in-prose.md").read_text()), {})
+    (tmp_path / "reference.py").write_text(stated_reference(plan.said, plan.said_results, plan.said_inputs))
+    spec = importlib.util.spec_from_file_location("stated_reference", tmp_path / "reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    golden = [o.numpy() for o in module.reference()]
+    (atol, rtol), _ = plan.tolerance()
+    right = [np.array([[[[-1.1097, -1.2188, 1.1676, -1.0408, 0.9166, -1.3042]]]], np.float32)]
+    assert compare_outputs(right, golden, [], atol, rtol, (), "stated").ok
+    planted = [np.zeros((1, 1, 1, 6), np.float32)]  # what the bad releases print
+    assert not compare_outputs(planted, golden, [], atol, rtol, (), "stated").ok

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -271,3 +272,26 @@ def test_a_variant_is_promoted_to_a_case_that_loads(tmp_path, monkeypatch):
     assert (case.expected_dir / "output0.npy").is_file()
     with pytest.raises(SystemExit, match="already exists"):
         cli_main(["sweep", "promote", "topk::n=4,op=plus", "--slug", "tiny-plus"])
+
+
+@pytest.mark.harness
+def test_a_same_as_naming_an_unrelated_case_fails_lint():
+    """same_as is a claim: the attention sweep's fully-masked-row expectation may name
+    sdpa-fully-masked-row-nan only with a match that takes that case's stored sample (its
+    own names this sweep's element counts); planted with topk-sigmoid (a guard with no such
+    bug) or topk-dynamic-slice (a compile-fail bug), lint refuses it."""
+    import dataclasses
+
+    from harness.lint import _same_as_problems
+    from harness.sweep.spec import load_sweep
+
+    sweep = load_sweep(Path(__file__).resolve().parent.parent / "sweeps" / "attention.toml")
+    parsed = sweep.parsed_expectations()
+    i = next(j for j, e in enumerate(parsed) if "sdpa-fully-masked-row-nan" in e.reason and e.outcome == "compare-fail")
+    # Its match names this sweep's counts; the bug's own words (NaN rows, no Inf) take the case's sample.
+    bug_words = dataclasses.replace(parsed[i], match=re.compile(r"max abs err inf, max rel err \S+ \(got [1-9]\d* NaN, 0 Inf\)"))
+    assert _same_as_problems([dataclasses.replace(parsed[i], same_as=("sdpa-fully-masked-row-nan",))], {})
+    assert _same_as_problems([dataclasses.replace(bug_words, same_as=("sdpa-fully-masked-row-nan",))], {}) == []
+    for planted in ("topk-sigmoid", "topk-dynamic-slice"):
+        problems = _same_as_problems([dataclasses.replace(bug_words, same_as=(planted,))], {})
+        assert len(problems) == 1 and planted in problems[0][1], problems

@@ -100,3 +100,52 @@ def test_an_item_with_no_verdict_on_a_release_is_said_never_dropped(tmp_path):
     assert scan.no_verdict == {"3.0.0": ["topk::k=1::cpu-O0"]}
     assert scan.items["topk::k=1::cpu-O0"].outcomes == {"3.1.0": "pass"}
     assert "3.0.0: 1 items with no verdict" in render(scan)
+
+
+def test_support_lost_is_a_regression_and_grouped_as_such(tmp_path):
+    """A planted support loss: the variant compiles and passes on 3.0.0-3.1.0, then its op
+    no longer legalizes: found, said as support lost, never as support arriving."""
+    from harness.sweep.scan import groups
+
+    lost = "error: failed to legalize operation 'torch.aten.flip' that was explicitly marked illegal"
+    for release in RELEASES:
+        outcome, text = ("pass", "") if release in ("3.0.0", "3.1.0") else ("compile-fail", lost)
+        _write(tmp_path, release, [_record("k=1", outcome, text), *[_record(f"n={n}", "pass") for n in range(8)]])
+    scan = read_scan(tmp_path, RELEASES)
+    h = scan.items["topk::k=1::cpu-O0"]
+    assert [x.key for x in scan.found] == [h.key] and h.support_lost() == [("3.1.0", "3.2.0")]
+    (group,) = groups(scan, {})
+    assert group.support_lost and group.disposition.startswith("unexplained")
+    assert "| support lost | 3.0.0..3.1.0: pass; 3.2.0..3.3.0: unsupported |" in render(scan, [group])
+    # The other way round is support arriving: not found.
+    for release in RELEASES:
+        outcome, text = ("compile-fail", lost) if release in ("3.0.0", "3.1.0") else ("pass", "")
+        _write(tmp_path / "arriving", release, [_record("k=1", outcome, text),
+                                                *[_record(f"n={n}", "pass") for n in range(8)]])
+    assert read_scan(tmp_path / "arriving", RELEASES).found == []
+
+
+def test_each_group_is_a_case_explained_or_unexplained_by_the_sweep_expectations(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from harness.sweep import scan as scan_module
+
+    for release in RELEASES:
+        bad = release in ("3.1.0", "3.2.0")
+        _write(tmp_path, release, [
+            _record("k=1", "compare-fail" if bad else "pass", "output 0: 3/8 elements differ"),
+            _record("k=2", "compile-fail" if bad else "pass", "error: 'foo' op boom"),
+            _record("k=3", "run-crash" if bad else "pass", "crashed (SIGSEGV)"),
+            *[_record(f"n={n}", "pass") for n in range(8)]])
+    expectations = {  # what the sweep's [[expect]] would say of each variant
+        "topk::k=1": SimpleNamespace(takes=lambda o, t: True, same_as=("some-case",), reason="its bug"),
+        "topk::k=2": SimpleNamespace(takes=lambda o, t: True, same_as=(), reason="an importer gap"),
+        "topk::k=3": SimpleNamespace(takes=lambda o, t: False, same_as=(), reason="another failure"),
+    }
+    monkeypatch.setattr(scan_module._Disposer, "expectation", lambda self, r: expectations[r.case])
+    found = scan_module.groups(read_scan(tmp_path, RELEASES), {})
+    said = {g.items[0].key.split("::")[1]: g.disposition for g in found}
+    assert said["k=1"] == "case some-case"
+    assert said["k=2"] == "explained: an importer gap"
+    assert said["k=3"].startswith("unexplained: 2 of 2 failures no expectation takes")
+    assert found[0].disposition.startswith("unexplained")  # the ones to act on come first

@@ -68,7 +68,7 @@ def cmd_harvest(args) -> int:
     if blocks:
         print(f"harvest: {len(t.programs)} MLIR blocks and the command names none: each is scanned")
     with tempfile.TemporaryDirectory(prefix="harvest-") as scratch:
-        tried = []
+        tried, apart = [], {}
         for n, plan in enumerate(plans):
             _print_plan(t, plan)
             try:
@@ -76,7 +76,12 @@ def cmd_harvest(args) -> int:
             except HarvestError as e:
                 print(f"harvest: {e}", file=sys.stderr)
                 return 2
-            quoted = None if args.no_scan else _scan_harvested(made, t, plan, args)
+            if plan.unchecked_numbers and not args.no_scan:
+                # Wrong numbers with no golden: no release can show this bug, and a compile
+                # error or crash the releases show is another bug, said apart, never this one.
+                quoted, apart[made] = None, _failures_apart(made, args)
+            else:
+                quoted = None if args.no_scan else _scan_harvested(made, t, plan, args)
             tried.append((plan, made, quoted))
         try:
             plan, made, quoted = choose_reproducing(tried, t.quoted)
@@ -88,9 +93,14 @@ def cmd_harvest(args) -> int:
             if quoted is None and plan.unchecked_numbers:
                 # Never a golden from a release's output: without one, the case keeps its
                 # compile items, says why, and is never PROVEN.
+                others = apart.get(made, [])
+                for line in others:
+                    print(f"harvest: the releases also show, not this thread's bug: {line}")
                 _mark_unreproduced(made, t, [], "the thread reports wrong numbers and gives no golden (no "
                                    "PyTorch snippet, no stated values): its items only compile; harvest "
-                                   "again with --reference reference.py (example_inputs(), reference())")
+                                   "again with --reference reference.py (example_inputs(), reference())"
+                                   + "".join(f"; the releases also show another failure, not this thread's "
+                                             f"bug: {line}" for line in others))
             elif quoted is None:
                 if not args.keep:
                     print("harvest: no release shows a bug this case could hold (the table above); nothing "
@@ -152,14 +162,17 @@ def _make_harvested(scratch: Path, slug: str, issue: str, t, plan, given: Path |
     snippet's, the values the thread states, or the user's reference.py `given`, made in
     the sandbox)."""
     from ..harvest import HarvestError, stated_reference
+    from ..harvest.stated import stated_reference as said_reference
     from ..scaffold import ScaffoldError, new_case
 
     scratch.mkdir(parents=True)
     source = scratch / ("model.py" if plan.from_torch else "program.mlir")
     source.write_text(plan.program)
-    reference = scratch / "reference.py" if plan.stated or given else None
+    reference = scratch / "reference.py" if plan.stated or plan.said or given else None
     if reference:
-        reference.write_text(stated_reference(plan.stated) if plan.stated else given.read_text())
+        reference.write_text(stated_reference(plan.stated) if plan.stated else
+                             said_reference(plan.said, plan.said_results, plan.said_inputs) if plan.said else
+                             given.read_text())
     tolerance, tolerance_reason = plan.tolerance()
     try:
         made = new_case(scratch / "cases", slug, [issue], t.title or None,
@@ -169,7 +182,8 @@ def _make_harvested(scratch: Path, slug: str, issue: str, t, plan, given: Path |
                         function=plan.function, tolerance=tolerance, tolerance_reason=tolerance_reason)
     except ScaffoldError as e:
         raise HarvestError(str(e)) from None
-    _say_where_it_came_from(made / "README.md", issue, plan.origin, bool(plan.stated), plan.inputs is not None)
+    _say_where_it_came_from(made / "README.md", issue, plan.origin, bool(plan.stated), plan.inputs is not None,
+                            plan.said.quote if plan.said else "")
     return made
 
 
@@ -212,6 +226,30 @@ def _scan_writes_a_window(made: Path, bad_outcome: str | None, match: str | None
         bool(load_case(made / "case.toml", require_golden=False).history.windows)
 
 
+def _failures_apart(made: Path, args) -> list[str]:
+    """'outcome on releases: message' of each failure the releases show the made case with:
+    reported beside a wrong-numbers thread that has no golden, never as its bug."""
+    from ..case import load_case
+    from ..history.prove import items_to_prove, run_release
+    from ..history.releases import available
+    from ..item import settings_with
+    from ..outcomes import PASS_OUTCOME, SKIP_OUTCOME
+    from ..toolchain import installed
+    from .history import source_of
+
+    case = load_case(made / "case.toml", require_golden=False)
+    settings, source = settings_with(installed()), source_of(args)
+    seen: dict[str, tuple[list[str], str]] = {}
+    for version in available(source):
+        run = run_release(case, version, items_to_prove(case), settings, source, log=lambda _: None)
+        for r in run.results:
+            if r.outcome not in (PASS_OUTCOME, SKIP_OUTCOME):
+                versions, said = seen.setdefault(r.outcome, ([], r.failure_text().splitlines()[0][:160]))
+                if version not in versions:
+                    versions.append(version)
+    return [f"{o} on {', '.join(vs)}: {said}" for o, (vs, said) in seen.items()]
+
+
 def _newest_failure(made: Path, args) -> tuple[str, str] | None:
     """(outcome, message) of what the newest release prints for the case when every item
     fails one way there (its run is cached from the scan), else None."""
@@ -235,7 +273,8 @@ def _newest_failure(made: Path, args) -> tuple[str, str] | None:
     return (failing[0].outcome, match) if match else None
 
 
-def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool, runs: bool) -> None:
+def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool, runs: bool,
+                            quote: str = "") -> None:
     """The scaffold's README says its program came from a file; a harvested one came from
     the thread, and where a golden came from is said in the case's own words."""
     text = readme.read_text()
@@ -249,6 +288,10 @@ def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool,
         said += (" The program ended in check ops (an iree-check-module test); it returns the values they "
                  "checked instead, and the golden (`expected/`, through `reference.py`) is what those ops state "
                  "as correct. No IREE release's output is a golden.")
+    if quote:  # the golden the thread states in its prose (harvest/stated.py)
+        said += (" The golden (`expected/`, through `reference.py`) is the output stated in the thread, quoted "
+                 "below; the tolerance is half a unit of the last digit printed. No IREE release's output is "
+                 "a golden.\n\n" + "\n".join(f"> {line}" for line in quote.splitlines()))
     readme.write_text(text[:start] + said + "\n\n" + text[end:])
 
 

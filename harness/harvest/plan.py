@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ..outcomes import WRONG_NUMBERS
 from ..scaffold import targets_named
 from .program import Stated, run_inputs, stated_results, torch_program
+from .stated import Result, Statement, argument_count, result_types, stated_golden
 from .thread import Thread, bug_outcome, choose_program, fails_at_run_time, pass_args, target_and_flags
 
 
@@ -31,13 +32,22 @@ class CasePlan:
     # The thread says its results are wrong and nothing gives a golden (no PyTorch
     # snippet, no stated values, no --reference): its items can only compile.
     unchecked_numbers: bool = False
+    # The correct output the thread states in prose (stated.py), the program's results it
+    # fills, and the run's inputs it was stated for: the golden.
+    said: Statement | None = None
+    said_results: list[Result] | None = None
+    said_inputs: list | None = None
 
     @property
     def atol(self) -> float:
         return max((s.atol for s in self.stated), default=1e-5)
 
     def tolerance(self) -> tuple[tuple[float, float], str]:
-        """The case's (atol, rtol) and its reason: a check op's own atol, else the default."""
+        """The case's (atol, rtol) and its reason: a check op's own atol, the precision the
+        thread printed its values to, else the default."""
+        if self.said is not None:
+            atol = max(self.said.atol(), 1e-5)
+            return (atol, 1e-5), (f"the thread states its values to {atol:g}" if atol > 1e-5 else "")
         if not self.stated:
             return (1e-5, 1e-5), ""
         return (self.atol, 0.0), f"the thread's check op: atol {self.atol:g}" if self.atol > 1e-2 else ""
@@ -54,6 +64,8 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, gol
     program, stated = (program, []) if from_torch else stated_results(program)
     # a run that fails: the case runs the module on the values the thread ran it on
     has_golden = from_torch or bool(stated) or golden
+    said, results, said_inputs = _said(t, program) if not has_golden else (None, None, None)
+    has_golden = has_golden or said is not None
     inputs = run_inputs(t.run_commands[0]) if not has_golden and fails_at_run_time(t) else None
     # An iree-compile command makes the matrix items; with only iree-opt, its passes are an IR check.
     ir_args, dropped = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else (None, [])
@@ -67,7 +79,26 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, gol
         target, guessed = (named[0], "") if named else ("cpu", "no target named: cpu")
     functions = [w.split("=", 1)[1].lstrip("@") for argv in t.run_commands for w in argv
                  if w.startswith("--function=")]
-    outcome = WRONG_NUMBERS if stated or (golden and t.wrong_numbers) else bug_outcome(t)
+    outcome = WRONG_NUMBERS if stated or said or (golden and t.wrong_numbers) else bug_outcome(t)
     return CasePlan(program, origin, from_torch, stated, inputs, ir_args, command, target, flags, guessed,
                     dropped, outcome, functions[0] if functions else None,
-                    unchecked_numbers=t.wrong_numbers and not has_golden and outcome is None)
+                    unchecked_numbers=t.wrong_numbers and not has_golden and outcome is None,
+                    said=said, said_results=results, said_inputs=said_inputs)
+
+
+def _said(t: Thread, program: str):
+    """(statement, results, inputs) when the thread states the MLIR program's correct
+    output in prose for a run it shows (its --input= values, or none when the program
+    takes none); (None, None, None) otherwise. HarvestError when statements disagree."""
+    if not t.programs or t.quoted or t.crash:  # a compile error or a crash is the thread's bug
+        return None, None, None
+    functions = [w.split("=", 1)[1].lstrip("@") for argv in t.run_commands for w in argv
+                 if w.startswith("--function=")]
+    results = result_types(program, functions[0] if functions else None)
+    said = stated_golden(t.text, results)
+    if said is None:
+        return None, None, None
+    inputs = run_inputs(t.run_commands[0]) if t.run_commands else []
+    if argument_count(program, functions[0] if functions else None) != len(inputs):
+        return None, None, None  # stated for a run whose inputs the thread does not give
+    return said, results, inputs

@@ -92,12 +92,13 @@ class Thread:
     # The argument types of each torch-dialect function the thread prints (an export's IR),
     # as (shape, element) pairs: the shapes a snippet that exports nothing was run on.
     torch_signatures: list[list[tuple[tuple[int, ...], str]]] = field(default_factory=list)
+    text: str = ""  # the whole thread, as markdown: where stated values are read (stated.py)
 
 
 def read_thread(text: str, repo: str = "") -> Thread:
     """What the thread says; `repo` (owner/repo) completes gh's bare `number:`."""
     text = _as_markdown(text)
-    t = Thread()
+    t = Thread(text=text)
     heading = re.search(r"^#\s+(.+)$", text, re.M)
     gh_title = re.search(r"^title:\s+(.+)$", text, re.M)
     t.title = (gh_title or heading).group(1).strip() if (gh_title or heading) else ""

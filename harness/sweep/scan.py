@@ -11,9 +11,17 @@ changes between releases (wrong, failing or crashing on some, not on others) is 
 found regression. Two kinds of failure tell nothing about a variant's bug and are kept
 apart: a release on which one failure covers nearly every item (a flag it does not
 know) is said once and left out; and an item that release cannot read at all (an op
-its importer does not know or does not lower yet: `custom op 'torch.aten._assert_tensor_
-metadata' is unknown`) is "unsupported" there, shown in its windows, but a change to or
-from it is support arriving, not a regression.
+its importer does not lower: `failed to legalize operation 'torch.aten...'`) is
+"unsupported" there, shown in its windows. Going from unsupported to anything is support
+arriving; going from anything else to unsupported is support lost: a regression like the
+others. (Ops with no computation that an old release does not know are removed before it
+compiles: older_releases.py.)
+
+Found items are grouped by window and failure signature, and each group is disposed of
+by the sweep's own [[expect]] entries on the releases it fails: a case (an expectation
+whose `same_as` names it, checked by lint), explained (an expectation without same_as: its
+reason says why, e.g. an importer gap), or unexplained (no expectation takes it: reduce
+one item and `sweep promote` it, or name the case it duplicates).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from ..outcomes import HARNESS_OUTCOMES, PASS_OUTCOME, SKIP_OUTCOME
 from ..record import ItemRecord
 from ..results import read_results
 from ..signatures import signature_of
+from ..toolchain import release_of
 from .spec import Sweep
 
 # A release where one failure covers this share of the items failed as a whole.
@@ -53,8 +62,9 @@ def run_release(sweeps: list[Sweep], release: str, targets: str, levels: str, ou
 @dataclass
 class ItemHistory:
     key: str  # <family>::<variant>::<item>
-    outcomes: dict[str, str] = field(default_factory=dict)  # release -> outcome
+    outcomes: dict[str, str] = field(default_factory=dict)  # release -> outcome, oldest first
     signatures: dict[str, str] = field(default_factory=dict)  # release -> failure signature
+    records: dict[str, ItemRecord] = field(default_factory=dict)  # release -> its failing record
 
     def windows(self, releases: list[str]) -> list[tuple[str, str, str]]:
         """(first release, last release, outcome) runs over the releases it ran on."""
@@ -69,9 +79,14 @@ class ItemHistory:
                 runs.append([r, r, outcome])
         return [tuple(run) for run in runs]
 
+    def support_lost(self) -> list[tuple[str, str]]:
+        """(last release that read it, next that could not) for each loss of support."""
+        order = list(self.outcomes.items())
+        return [(a, b) for (a, was), (b, now) in zip(order, order[1:]) if now == UNSUPPORTED and was != UNSUPPORTED]
+
     @property
     def changes(self) -> bool:
-        return len(set(self.outcomes.values()) - {UNSUPPORTED}) > 1
+        return len(set(self.outcomes.values()) - {UNSUPPORTED}) > 1 or bool(self.support_lost())
 
     @property
     def ever_fails(self) -> bool:
@@ -122,11 +137,86 @@ def read_scan(out: Path, releases: list[str]) -> Scan:
             h.outcomes[release] = UNSUPPORTED if unsupported else r.outcome
             if r.outcome != PASS_OUTCOME:
                 h.signatures[release] = signature_of(r)
+                h.records[release] = r
     scanned = [r for r in releases if r in per_release]
     return Scan(scanned, unusable, items, no_verdict)
 
 
-def render(scan: Scan) -> str:
+@dataclass
+class Group:
+    """Found items with one window and one failure signature."""
+    windows: tuple[tuple[str, str, str], ...]
+    signature: str
+    items: list[ItemHistory]
+    disposition: str = ""  # "case X" | "explained: why" | "unexplained: why"
+
+    @property
+    def support_lost(self) -> bool:
+        return any(h.support_lost() for h in self.items)
+
+    def windows_text(self) -> str:
+        return "; ".join(f"{a}..{b}: {o}" if a != b else f"{a}: {o}" for a, b, o in self.windows)
+
+
+def groups(scan: Scan, sweeps: dict[str, Sweep]) -> list[Group]:
+    """The found items grouped by window and signature, each disposed of (see the top)."""
+    usable = [r for r in scan.releases if r not in scan.unusable]
+    by_key: dict[tuple, Group] = {}
+    for h in sorted(scan.found, key=lambda h: h.key):
+        windows = tuple(h.windows(usable))
+        signature = next(iter(dict.fromkeys(h.signatures.values())), "")
+        by_key.setdefault((windows, signature), Group(windows, signature, [])).items.append(h)
+    found = list(by_key.values())
+    dispose = _Disposer(sweeps)
+    for g in found:
+        g.disposition = dispose(g)
+    return sorted(found, key=lambda g: (not g.disposition.startswith("unexplained"), g.windows_text()))
+
+
+class _Disposer:
+    """What the sweeps' expectations say of a group's failures (one variant lookup each)."""
+
+    def __init__(self, sweeps: dict[str, Sweep]):
+        self.sweeps = sweeps
+        self.points: dict[str, dict] = {}
+
+    def expectation(self, record: ItemRecord):
+        family, _, variant_id = record.case.partition("::")
+        sweep = self.sweeps.get(family)
+        if sweep is None:
+            return None
+        if family not in self.points:
+            self.points[family] = {v.id: v.values() for v in sweep.variants()}
+        point = self.points[family].get(variant_id)
+        if point is None:
+            return None
+        parsed = sweep.parsed_expectations()
+        release = release_of(record.compiler)
+        for i in sweep.about(point):
+            if parsed[i].applies_to(record.target, record.opt_level, record.ir_check, release):
+                return parsed[i]
+        return None
+
+    def __call__(self, group: Group) -> str:
+        failures = [r for h in group.items for r in h.records.values()]
+        cases, reasons, untaken = set(), [], []
+        for r in failures:
+            e = self.expectation(r)
+            if e is None or not e.takes(r.outcome, r.failure_text()):
+                untaken.append(r)
+            elif e.same_as:
+                cases.update(e.same_as)
+            else:
+                reasons.append(e.reason)
+        if untaken:
+            return (f"unexplained: {len(untaken)} of {len(failures)} failures no expectation takes "
+                    f"(e.g. `{untaken[0].key}` on {untaken[0].compiler})")
+        if cases:
+            return "case " + ", ".join(sorted(cases))
+        return "explained: " + (reasons[0] if reasons else "(no failure recorded)")
+
+
+def render(scan: Scan, found_groups: list[Group] | None = None) -> str:
     usable = [r for r in scan.releases if r not in scan.unusable]
     ever = [h for h in scan.items.values() if h.ever_fails]
     lines = ["# Sweep scan over releases", "",
@@ -140,6 +230,17 @@ def render(scan: Scan) -> str:
                   f"({len(scan.variants(ever))} variants)",
               f"- found regressions (outcome changes between releases): {len(scan.found)} items, "
               f"{len(scan.variants(scan.found))} variants", ""]
+    if found_groups:
+        kinds = Counter(g.disposition.split(":")[0].split(" ")[0] for g in found_groups)
+        lines += ["## Groups (window x failure)", "",
+                  f"{len(found_groups)} groups: " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())), "",
+                  "| # | kind | windows | items | failure | disposition |", "|---|---|---|---|---|---|"]
+        for n, g in enumerate(found_groups, 1):
+            kind = "support lost" if g.support_lost else "regression"
+            lines.append(f"| {n} | {kind} | {g.windows_text()} | {len(g.items)} | "
+                         f"{' '.join(g.signature.split())[:120].replace('|', '/')} | "
+                         f"{g.disposition.replace('|', '/')[:200]} |")
+        lines.append("")
     if scan.found:
         lines += ["## Found regressions", "", "| item | windows | failure |", "|---|---|---|"]
         for h in sorted(scan.found, key=lambda h: h.key):
@@ -149,13 +250,16 @@ def render(scan: Scan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def as_json(scan: Scan) -> dict:
+def as_json(scan: Scan, found_groups: list[Group] = ()) -> dict:
     usable = [r for r in scan.releases if r not in scan.unusable]
     return {"releases": scan.releases, "unusable": scan.unusable, "no_verdict": scan.no_verdict,
-            "found": [{"item": h.key, "windows": h.windows(usable), "signatures": h.signatures}
-                      for h in sorted(scan.found, key=lambda h: h.key)]}
+            "found": [{"item": h.key, "windows": h.windows(usable), "signatures": h.signatures,
+                       "support_lost": h.support_lost()}
+                      for h in sorted(scan.found, key=lambda h: h.key)],
+            "groups": [{"windows": g.windows, "signature": g.signature, "items": [h.key for h in g.items],
+                        "support_lost": g.support_lost, "disposition": g.disposition} for g in found_groups]}
 
 
-def write(scan: Scan, out: Path) -> None:
-    (out / "SCAN.md").write_text(render(scan))
-    (out / "scan.json").write_text(json.dumps(as_json(scan), indent=1) + "\n")
+def write(scan: Scan, out: Path, found_groups: list[Group] = ()) -> None:
+    (out / "SCAN.md").write_text(render(scan, list(found_groups)))
+    (out / "scan.json").write_text(json.dumps(as_json(scan, list(found_groups)), indent=1) + "\n")
