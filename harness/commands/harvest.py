@@ -290,7 +290,7 @@ def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool,
                  "as correct. No IREE release's output is a golden.")
     if quote:  # the golden the thread states in its prose (harvest/stated.py)
         said += (" The golden (`expected/`, through `reference.py`) is the output stated in the thread, quoted "
-                 "below; the tolerance is half a unit of the last digit printed. No IREE release's output is "
+                 "below; the tolerance is at least half a unit of the last digit printed. No IREE release's output is "
                  "a golden.\n\n" + "\n".join(f"> {line}" for line in quote.splitlines()))
     readme.write_text(text[:start] + said + "\n\n" + text[end:])
 
