@@ -34,6 +34,7 @@ from ..history.probe import bisect_item
 from ..item import ItemId, settings_with
 from ..outcomes import PASS_OUTCOME, WRONG_NUMBERS
 from .phases import PhaseDiff, differences, dump_phases, phases
+from .where import RUNTIME, localized
 from ..reference import load_arrays, npy_files
 from ..stages import compile_flags, import_stage
 from ..toolchain import Toolchain
@@ -432,36 +433,6 @@ def where(t: Triage, work: Path) -> None:
     t.say("where: " + localized(t))
 
 
-def confirmed_where(t: Triage) -> tuple[str, str]:
-    """(phase, pass) triage may name: a phase when both swap directions agreed, a pass
-    when run alone on both releases it parts them, or the pass the bad release fails in
-    (a crash, a compile error). '' where nothing was confirmed."""
-    phase = t.phase.phase if t.phase is not None and t.phase_confirmed else ""
-    confirmed_pass = t.pass_diff.argument if t.pass_diff is not None and t.pass_confirmed else ""
-    return phase, t.failing_pass or confirmed_pass
-
-
-def localized(t: Triage) -> str:
-    """The one sentence of where the bug is, as the terminal, ISSUE.md and TRIAGE.json say
-    it: only what was confirmed; otherwise 'not localized' with why."""
-    phase, found = confirmed_where(t)
-    if phase or found:
-        said = [f"the `{phase}` phase (both swaps of its output carry the bug with the bad release)"
-                if phase and phase != RUNTIME else "the runtime (the bug follows the bad release's runtime)"
-                if phase else "",
-                f"the pass `{found}` ({'the bad release fails in it' if found == t.failing_pass else 'run alone on both releases, it parts them'})"
-                if found else ""]
-        return "localized to " + ", ".join(p for p in said if p) + "."
-    if t.phase is None:
-        why = "every compile phase's output is the same on both releases"
-    else:
-        why = (f"the first phase that differs, `{t.phase.phase}`, did not carry the bug both ways when its "
-               "output was swapped between the releases")
-    if t.pass_diff is not None and t.pass_diff.argument:
-        why += f"; the pass `{t.pass_diff.argument}` was not confirmed run alone"
-    return f"not localized: {why}. The evidence below is unconfirmed."
-
-
 def _failing_pass(t: Triage, program: Path) -> None:
     """For a compiler failure: the pass the bad release fails in, from MLIR's local
     crash reproducer."""
@@ -474,7 +445,6 @@ def _failing_pass(t: Triage, program: Path) -> None:
             t.say(f"where: the bad release fails in {t.failing_pass} (pipeline {pipeline})")
 
 
-RUNTIME = "runtime"  # the "phase" named when the modules agree and the runtimes do not
 RUNTIME_ORDER = 100  # after every compile phase
 
 

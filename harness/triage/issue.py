@@ -30,7 +30,7 @@ from ..outcomes import PASS_OUTCOME, plain_words
 from ..reference import npy_files
 from ..item import settings_with
 from ..stages import compile_stage, import_stage
-from .flow import confirmed_where, localized
+from .where import confirmed_where, localized
 from .oracle import observe
 from .program import size, write_inputs
 
