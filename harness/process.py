@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .outcomes import CRASHED, FAILED, OK, OUT_OF_MEMORY, TIMED_OUT
-from .sandbox import Sandbox, for_tools, tool_env
+from .sandbox import Sandbox, confine, for_tools, refused_write, tool_env, writable_for
 
 # Text that LLVM/MLIR tools print when they die of an internal error. A tool wrapped
 # by a shell or a Python launcher reports such a death as an exit code, not a signal.
@@ -228,75 +228,6 @@ def _group_pids(pgid: int) -> list[int]:
         except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
             pass
     return pids
-
-
-EXTRA_WRITABLE = "IREE_REGRESS_TOOL_WRITABLE"
-
-# Where a tool writes its outputs: `-o FILE`, `--output=@FILE` (iree-run-module).
-_OUTPUT_OPTIONS = ("-o",)
-_OUTPUT_PREFIXES = ("--output=@", "-o=")
-
-
-def outputs_of(argv) -> list[Path]:
-    """The folders a tool's own output options name: what it may write, by default."""
-    words = [str(a) for a in argv]
-    found = [words[i + 1] for i, w in enumerate(words[:-1]) if w in _OUTPUT_OPTIONS]
-    found += [w.split("@", 1)[1] if "@" in w else w.split("=", 1)[1] for w in words if w.startswith(_OUTPUT_PREFIXES)]
-    return sorted({Path(f).resolve().parent for f in found})
-
-
-def paths_in(words) -> list[Path]:
-    """Existing absolute paths the words name (`PATH`, `--x=PATH`, `--x=@PATH`, `A:B` lists):
-    what a tool in the sandbox must be able to read where they lie under the private /tmp."""
-    found = []
-    for word in (str(w) for w in words):
-        for part in [word, word.split("=", 1)[-1].lstrip("@"), *word.split("=", 1)[-1].split(os.pathsep)]:
-            if part.startswith("/") and os.path.exists(part):
-                found.append(Path(part))
-    return found
-
-
-# What a write outside the writable folders gets in the sandbox: the read-only root's own
-# error, or a tool's "cannot open output file" once its mkdir there failed quietly.
-_WRITE_ERRORS = ("Read-only file system", "cannot open output file", "cannot create", "Permission denied",
-                 "No such file or directory")
-_ABSOLUTE = re.compile(r"(?<![\w.])(/[^\s:'\"()]+)")
-
-
-def refused_write(stderr: str, writable) -> str:
-    """The line of `stderr` where a write outside `writable` (and the private /tmp) failed,
-    else ''."""
-    allowed = [Path(w).resolve() for w in writable] + [Path("/tmp")]
-    for line in stderr.splitlines():
-        if "Read-only file system" in line:
-            return line.strip()
-        if any(e in line for e in _WRITE_ERRORS):
-            for path in _ABSOLUTE.findall(line):
-                if not any(Path(path).is_relative_to(a) for a in allowed) and not os.path.exists(path):
-                    return line.strip()
-    return ""
-
-
-def writable_for(argv, writable=None) -> list[Path]:
-    """What a tool may write: `writable` (default: the folders of its outputs), and the
-    folders the user's own wrappers around the tools may write (a compile log: set by
-    whoever runs the suite, never by a case)."""
-    folders = outputs_of(argv) if writable is None else [Path(w) for w in writable]
-    return folders + [Path(p) for p in os.environ.get(EXTRA_WRITABLE, "").split(os.pathsep)
-                      if p and os.path.isdir(p)]
-
-
-def confine(argv: tuple[str, ...], env: dict[str, str], sandbox: Sandbox, writable: list[Path],
-            cwd: Path | None, devices: bool) -> tuple[str, ...]:
-    """argv as run in `sandbox`: only `writable` writable, its own private /tmp (TMPDIR
-    and HOME too: a linker's temporaries, a driver's cache), what it names readable, the
-    host's /dev only for a device's run."""
-    if not sandbox.bwrap:
-        return argv
-    # Its HOME and caches in its private /tmp: a driver's shader cache is written there.
-    inside = {**env, "TMPDIR": "/tmp", "HOME": "/tmp", "XDG_CACHE_HOME": "/tmp/.cache"}
-    return tuple(sandbox.wrap(list(argv), writable, cwd=cwd, readable=paths_in([*argv, *env.values()]),
-                              devices=devices, env=inside))
 
 
 def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None,
