@@ -714,3 +714,25 @@ def test_a_stated_golden_fails_a_planted_wrong_value(tmp_path):
     assert compare_outputs(right, golden, [], atol, rtol, (), "stated").ok
     planted = [np.zeros((1, 1, 1, 6), np.float32)]  # what the bad releases print
     assert not compare_outputs(planted, golden, [], atol, rtol, (), "stated").ok
+
+
+@pytest.mark.harness
+def test_inputs_a_thread_only_names_are_seeded_from_the_signature():
+    """`--input=@lhs.npy --input=@rhs.npy`: the values are seeded of the entry function's
+    argument types, the same on every machine; a dynamic argument is asked for."""
+    import numpy as np
+
+    from harness.harvest.program import only_named, run_inputs
+
+    program = ("func.func @main(%lhs: tensor<4x8xf32>, %rhs: tensor<8xi32>) -> tensor<4x8xf32> {\n"
+               "  return %lhs : tensor<4x8xf32>\n}\n")
+    command = ["iree-run-module", "--module=m.vmfb", "--input=@lhs.npy", "--input=@rhs.npy"]
+    lhs, rhs = run_inputs(command, program)
+    assert (lhs.shape, lhs.dtype, rhs.shape, rhs.dtype) == ((4, 8), np.float32, (8,), np.int32)
+    again = run_inputs(command, program)
+    assert np.array_equal(lhs, again[0]) and np.array_equal(rhs, again[1]) and not np.array_equal(lhs[0], lhs[1])
+    assert only_named(command) == ["lhs.npy", "rhs.npy"]
+    with pytest.raises(HarvestError, match="only names"):
+        run_inputs(command)  # no program: nothing says their types
+    with pytest.raises(HarvestError, match="only names"):
+        run_inputs(command, program.replace("tensor<4x8xf32>, %rhs", "tensor<?x8xf32>, %rhs"))

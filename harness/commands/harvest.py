@@ -182,8 +182,11 @@ def _make_harvested(scratch: Path, slug: str, issue: str, t, plan, given: Path |
                         function=plan.function, tolerance=tolerance, tolerance_reason=tolerance_reason)
     except ScaffoldError as e:
         raise HarvestError(str(e)) from None
+    from ..harvest.program import only_named
+
+    seeded = only_named(t.run_commands[0]) if t.run_commands and (plan.inputs or plan.said_inputs) else []
     _say_where_it_came_from(made / "README.md", issue, plan.origin, bool(plan.stated), plan.inputs is not None,
-                            plan.said.quote if plan.said else "")
+                            plan.said.quote if plan.said else "", seeded)
     return made
 
 
@@ -274,7 +277,7 @@ def _newest_failure(made: Path, args) -> tuple[str, str] | None:
 
 
 def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool, runs: bool,
-                            quote: str = "") -> None:
+                            quote: str = "", seeded: list[str] = ()) -> None:
     """The scaffold's README says its program came from a file; a harvested one came from
     the thread, and where a golden came from is said in the case's own words."""
     text = readme.read_text()
@@ -288,6 +291,10 @@ def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool,
         said += (" The program ended in check ops (an iree-check-module test); it returns the values they "
                  "checked instead, and the golden (`expected/`, through `reference.py`) is what those ops state "
                  "as correct. No IREE release's output is a golden.")
+    if seeded:  # harvest/program.py: SEED, one stream per argument
+        said += (f" The thread only names {', '.join(f'`{n}`' for n in seeded)}: those inputs are seeded "
+                 "(numpy's default_rng([0, argument index]): normal floats, integers 0-3) of the types the "
+                 "program's entry function states.")
     if quote:  # the golden the thread states in its prose (harvest/stated.py)
         said += (" The golden (`expected/`, through `reference.py`) is the output stated in the thread, quoted "
                  "below; the tolerance is at least half a unit of the last digit printed. No IREE release's output is "

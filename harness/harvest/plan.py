@@ -66,7 +66,8 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, gol
     has_golden = from_torch or bool(stated) or golden
     said, results, said_inputs = _said(t, program) if not has_golden else (None, None, None)
     has_golden = has_golden or said is not None
-    inputs = run_inputs(t.run_commands[0]) if not has_golden and fails_at_run_time(t) else None
+    inputs = run_inputs(t.run_commands[0], program, _function(t)) if not has_golden and fails_at_run_time(t) \
+        else None
     # An iree-compile command makes the matrix items; with only iree-opt, its passes are an IR check.
     ir_args, dropped = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else (None, [])
     command = t.commands[0] if t.commands else t.opt_commands[0] if ir_args is not None else ["iree-compile"]
@@ -77,13 +78,17 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, gol
     if from_torch and not t.commands:  # the snippet's own target (compile options), else cpu
         named = targets_named("\n".join(t.torch_snippets))
         target, guessed = (named[0], "") if named else ("cpu", "no target named: cpu")
-    functions = [w.split("=", 1)[1].lstrip("@") for argv in t.run_commands for w in argv
-                 if w.startswith("--function=")]
     outcome = WRONG_NUMBERS if stated or said or (golden and t.wrong_numbers) else bug_outcome(t)
     return CasePlan(program, origin, from_torch, stated, inputs, ir_args, command, target, flags, guessed,
-                    dropped, outcome, functions[0] if functions else None,
+                    dropped, outcome, _function(t),
                     unchecked_numbers=t.wrong_numbers and not has_golden and outcome is None,
                     said=said, said_results=results, said_inputs=said_inputs)
+
+
+def _function(t: Thread) -> str | None:
+    """The function the thread's iree-run-module runs, when it says."""
+    return next((w.split("=", 1)[1].lstrip("@") for argv in t.run_commands for w in argv
+                 if w.startswith("--function=")), None)
 
 
 def _said(t: Thread, program: str):
@@ -92,13 +97,11 @@ def _said(t: Thread, program: str):
     takes none); (None, None, None) otherwise. HarvestError when statements disagree."""
     if not t.programs or t.quoted or t.crash:  # a compile error or a crash is the thread's bug
         return None, None, None
-    functions = [w.split("=", 1)[1].lstrip("@") for argv in t.run_commands for w in argv
-                 if w.startswith("--function=")]
-    results = result_types(program, functions[0] if functions else None)
+    results = result_types(program, _function(t))
     said = stated_golden(t.text, results)
     if said is None:
         return None, None, None
-    inputs = run_inputs(t.run_commands[0]) if t.run_commands else []
-    if argument_count(program, functions[0] if functions else None) != len(inputs):
+    inputs = run_inputs(t.run_commands[0], program, _function(t)) if t.run_commands else []
+    if argument_count(program, _function(t)) != len(inputs):
         return None, None, None  # stated for a run whose inputs the thread does not give
     return said, results, inputs

@@ -28,20 +28,38 @@ from dataclasses import dataclass
 from .thread import HarvestError, Thread
 
 
-def run_inputs(command: list[str]) -> list:
+SEED = 0  # inputs a thread only names are drawn from this seed, per argument
+
+
+def only_named(command: list[str]) -> list[str]:
+    """The files an iree-run-module command reads its inputs from (`--input=@x.npy`)."""
+    return [w[len("--input=@"):] for w in command[1:] if w.startswith("--input=@")]
+
+
+def run_inputs(command: list[str], program: str | None = None, function: str | None = None) -> list:
     """The `--input=` values of an iree-run-module command as numpy arrays, in order
     (`2x3xf32=1 2 3 4 5 6`, `4xi32=[1 2 3 4]`, one value filling its shape, `4xf32` zeros).
-    HarvestError for a value read from a file (the thread names it only) or with no type."""
+    A value read from a file the thread only names (`--input=@x.npy`) is seeded (SEED) of
+    the type of that argument of `program`'s entry function; HarvestError where there is no
+    program, or that argument's type is not static, or a value has no type."""
     import numpy as np
 
+    from .stated import argument_types
+
     arrays = []
+    types = argument_types(program, function) if program else None
     for word in command[1:]:
         if not word.startswith("--input="):
             continue
         value = word[len("--input="):]
         if value.startswith("@"):
-            raise HarvestError(f"the run reads {value[1:]}, which the thread only names: give the values "
-                               "(--input=SHAPExTYPE=...) or write the case by hand")
+            position = len(arrays)
+            if types is None or position >= len(types):
+                raise HarvestError(f"the run reads {value[1:]}, which the thread only names, and the program's "
+                                   "signature does not give its static type: give the values "
+                                   "(--input=SHAPExTYPE=...) or write the case by hand")
+            arrays.append(_seeded(types[position], position))
+            continue
         spec, _, data = value.partition("=")
         *dims, element = spec.split("x")
         if element not in _DTYPES or not all(d.isdigit() for d in dims):
@@ -56,6 +74,20 @@ def run_inputs(command: list[str]) -> list:
         arrays.append(np.full(shape, values[0], dtype) if len(values) == 1 else
                       np.array(values, dtype).reshape(shape))
     return arrays
+
+
+def _seeded(t, position: int):
+    """A deterministic input of type `t` (stated.Result) for argument `position`: small
+    integers for integer types (valid as indices into short dims), normal floats else."""
+    import numpy as np
+
+    rng = np.random.default_rng([SEED, position])
+    dtype = np.dtype(t.dtype) if t.dtype != "bfloat16" else np.dtype("float32")
+    if dtype == np.bool_:
+        return rng.integers(0, 2, t.shape).astype(np.bool_)
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(0, 4, t.shape).astype(dtype)
+    return rng.standard_normal(t.shape).astype(dtype)
 
 
 def torch_program(t: Thread) -> tuple[str, str]:

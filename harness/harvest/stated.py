@@ -90,28 +90,32 @@ def argument_count(program: str, function: str | None = None) -> int | None:
     return None if header is None else len(re.findall(r"%[\w$.-]+\s*:", header[0]))
 
 
+def _types(text: str) -> list[Result] | None:
+    """The static tensor types in `text` (builtin or torch), None if one is not static."""
+    found = []
+    for m in re.finditer(r"tensor<((?:[\d?]+x)*)(\w+)>|!torch\.vtensor<\[([-\d,]*)\],(\w+)>", text):
+        dims = m.group(1).split("x")[:-1] if m.group(2) else m.group(3).split(",")
+        element = m.group(2) or m.group(4)
+        if element not in _DTYPES or any(not d.isdigit() for d in dims if d):
+            return None
+        found.append(Result(tuple(int(d) for d in dims if d), _DTYPES[element]))
+    return found
+
+
+def argument_types(program: str, function: str | None = None) -> list[Result] | None:
+    """The entry function's arguments' static types, None when one is dynamic or unknown."""
+    header = _header(program, function)
+    return None if header is None else _types(header[0])
+
+
 def result_types(program: str, function: str | None = None) -> list[Result]:
     """The results of the program's entry function (`-> tensor<9xf32>` or a torch
     `!torch.vtensor<[9],f32>`); [] where a result's shape is not static."""
     header = _header(program, function)
     if header is None:
         return []
-    i = header[1]
-    arrow = re.match(r"\s*->\s*(\([^{]*?\)|[^{]*?)\s*(?:attributes\s*)?\{", program[i:], re.S)
-    if not arrow:
-        return []
-    found = []
-    for m in re.finditer(r"tensor<((?:\d+x)*)(\w+)>|!torch\.vtensor<\[([\d,]*)\],(\w+)>", arrow.group(1)):
-        if m.group(2):
-            shape, element = tuple(int(d) for d in m.group(1).split("x") if d), m.group(2)
-        else:
-            shape, element = tuple(int(d) for d in m.group(3).split(",") if d), m.group(4)
-        if element not in _DTYPES:
-            return []
-        found.append(Result(shape, _DTYPES[element]))
-    if "?" in arrow.group(1) or "[-1" in arrow.group(1):
-        return []
-    return found
+    arrow = re.match(r"\s*->\s*(\([^{]*?\)|[^{]*?)\s*(?:attributes\s*)?\{", program[header[1]:], re.S)
+    return (_types(arrow.group(1)) or []) if arrow else []
 
 
 def candidates(text: str) -> list[Statement]:
