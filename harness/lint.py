@@ -40,7 +40,7 @@ from .outcomes import FAILING_STATUSES, STAGES, WRONG_NUMBERS
 from .toolchain import release_of
 from .record import ItemRecord
 from .signatures import normalise, signature_of
-from .sweep.spec import load_sweep, sweeps_by_family
+from .sweep.spec import load_sweep, sweeps_by_name
 
 
 @dataclass(frozen=True)
@@ -231,7 +231,7 @@ def lint_sweep(path: Path, failures: list[ItemRecord], stored: list[StoredFailur
         sweep = load_sweep(path)
     except CaseError as e:
         return [Problem(Path(path), "(load)", str(e))]
-    mine = f"{sweep.family}::"
+    mine = f"{sweep.name}::"
     parsed = sweep.parsed_expectations()
 
     def own(key, i) -> bool:
@@ -329,19 +329,19 @@ def declared_same_as(failures: list[ItemRecord]) -> dict[str, set[str]]:
     """For each sweep item's failure, the cases whose failure its own expectation says it
     is (`same_as`), where that expectation takes it (release, target, outcome, match)."""
     try:
-        sweeps = sweeps_by_family()
+        sweeps = sweeps_by_name()
     except CaseError:  # a sweep that does not load is lint_sweep's to say
         sweeps = {}
-    points = {family: {v.id: v.values() for v in sweep.variants()} for family, sweep in sweeps.items()}
-    parsed = {family: sweep.parsed_expectations() for family, sweep in sweeps.items()}
+    points = {name: {v.id: v.values() for v in sweep.variants()} for name, sweep in sweeps.items()}
+    parsed = {name: sweep.parsed_expectations() for name, sweep in sweeps.items()}
     out: dict[str, set[str]] = {}
     for r in failures:
-        family, sep, variant_id = r.case.partition("::")
-        point = points.get(family, {}).get(variant_id) if sep else None
+        name, sep, variant_id = r.case.partition("::")
+        point = points.get(name, {}).get(variant_id) if sep else None
         if point is None:
             continue
-        for i in sweeps[family].about(point):
-            e = parsed[family][i]
+        for i in sweeps[name].about(point):
+            e = parsed[name][i]
             if e.same_as and _applies(e, r) and e.takes(r.outcome, r.failure_text()):
                 out.setdefault(r.key, set()).update(e.same_as)
     return out

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from ..case import CaseError
-from ..sweep.spec import Sweep, load_sweep, sweeps_by_family
+from ..sweep.spec import Sweep, load_sweep, sweeps_by_name
 
 
 def add_parsers(sub) -> dict:
@@ -34,7 +34,7 @@ def add_parsers(sub) -> dict:
     ex.add_argument("--all", action="store_true",
                     help="draft for every failing item, known ones too (to write a sweep's expectations anew)")
     pr = actions.add_parser("promote", help="write a variant as a case: its program, golden, family")
-    pr.add_argument("variant", help="<family>::<variant>[::item], as results name it")
+    pr.add_argument("variant", help="<sweep>::<variant>[::item], as results name it")
     pr.add_argument("--slug", required=True, help="the new case's folder name under cases/")
     pr.add_argument("--issue", action="append", default=[],
                     help="upstream issue, owner/repo#N (repeatable); none: found_by the sweep")
@@ -53,12 +53,12 @@ def add_parsers(sub) -> dict:
 
 
 def sweeps_named(families: list[str]) -> list[Sweep]:
-    known = sweeps_by_family()
+    known = sweeps_by_name()
     if not families:
         return list(known.values())
     for f in families:
         if f not in known:
-            raise CaseError(f"no sweep of family {f!r}; sweeps: {', '.join(known) or '(none)'}")
+            raise CaseError(f"no sweep named {f!r}; sweeps: {', '.join(known) or '(none)'}")
     return [known[f] for f in families]
 
 
@@ -76,7 +76,7 @@ def _list(sweeps: list[Sweep]) -> int:
     for s in sweeps:
         variants = s.variants()
         items = len(variants) * sum(len(levels) for levels in s.levels.values())
-        print(f"{s.family}: {len(variants)} variants, {items} items, sample {len(s.sample_of())} variants, "
+        print(f"{s.name}: {len(variants)} variants, {items} items, sample {len(s.sample_of())} variants, "
               f"{len(s.expectations)} expectations ({s.strategy}{' per ' + ','.join(s.per) if s.per else ''})")
         for axis, values in s.axes.items():
             print(f"    {axis}: {', '.join(map(str, values))}")
@@ -137,7 +137,7 @@ def _scan(sweeps: list[Sweep], args: argparse.Namespace) -> int:
             if status > 1:  # the run itself broke (not failing items): say so, go on
                 print(f"sweep scan: {release}: pytest could not run the sweeps (exit {status})", file=sys.stderr)
     result = scan.read_scan(args.out, releases)
-    found_groups = scan.groups(result, sweeps_by_family())
+    found_groups = scan.groups(result, sweeps_by_name())
     scan.write(result, args.out, found_groups)
     print(scan.render(result, found_groups), end="")
     missing = [r for r in releases if r not in result.releases]

@@ -21,7 +21,7 @@ from .spec import load_sweep
 
 def main(argv: list[str]) -> int:
     sweep = load_sweep(Path(argv[0]))
-    module = load_module(sweep.builder, f"iree_regress_sweep_{sweep.family}")
+    module = load_module(sweep.builder, f"iree_regress_sweep_{sweep.name.replace('-', '_')}")
     if not callable(getattr(module, "build", None)):
         print(f"{sweep.builder}: defines no build(point)", file=sys.stderr)
         return 1

@@ -27,7 +27,7 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
     """The [[expect]] blocks for the sweep's failing items (verdict FAIL) in `records`;
     known_too: for every item that did not pass (XFAIL too), to write the sweep's
     expectations anew from one whole run."""
-    mine = f"{sweep.family}::"
+    mine = f"{sweep.name}::"
     verdicts = (FAIL, XFAIL) if known_too else (FAIL,)
     failing = [r for r in records if r.case.startswith(mine) and r.verdict in verdicts and r.target
                and r.outcome != PASS_OUTCOME]

@@ -60,7 +60,8 @@ def case_table(sweep: Sweep, variant: Variant, program: Program) -> dict:
     levels = sorted({lvl for per in sweep.levels.values() for lvl in per})
     return {"title": f"{sweep.title}: {variant.id}", "kind": "numeric", "issues": [],
             "found_by": FOUND_BY, "family": sweep.family, "source": {"torch": "model.py"},
-            "matrix": {"targets": list(sweep.targets), "opt_levels": levels},
+            "matrix": {"targets": list(sweep.targets), "opt_levels": levels,
+                       "flags": list(sweep.flags_of(variant.values()))},
             "compare": program.compare_table(),
             "expect": sweep.expectations_for(variant.values())}
 

@@ -181,13 +181,13 @@ class _Disposer:
         self.points: dict[str, dict] = {}
 
     def expectation(self, record: ItemRecord):
-        family, _, variant_id = record.case.partition("::")
-        sweep = self.sweeps.get(family)
+        name, _, variant_id = record.case.partition("::")
+        sweep = self.sweeps.get(name)
         if sweep is None:
             return None
-        if family not in self.points:
-            self.points[family] = {v.id: v.values() for v in sweep.variants()}
-        point = self.points[family].get(variant_id)
+        if name not in self.points:
+            self.points[name] = {v.id: v.values() for v in sweep.variants()}
+        point = self.points[name].get(variant_id)
         if point is None:
             return None
         parsed = sweep.parsed_expectations()

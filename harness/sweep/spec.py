@@ -1,10 +1,13 @@
 """A sweep: one family's space of programs, declared as data (sweeps/<family>.toml).
 
-    [sweep]   family, title, builder (the module beside it that turns a point into a
-              PyTorch program), strategy ("product", or "pairwise": every pair of axis
-              values in some variant), per (pairwise: axes whose every combination gets a
-              covering array of its own), sample (how many variants CI runs)
+    [sweep]   family, name (the ids' prefix; default: the family), title, builder (the
+              module beside it that turns a point into a PyTorch program), strategy
+              ("product", or "pairwise": every pair of axis values in some variant), per
+              (pairwise: axes whose every combination gets a covering array of its own),
+              sample (how many variants CI runs)
     [axes]    name = [values]                 the grid
+    [flag_sets] name = ["--flag=value", ...]  compiler flags users turn on; the axis
+              `flags` names one per variant (spelled per release, checked as a case's)
     [[exclude]] when = {axis = [values]}, reason = "..."   points that are not programs
     [matrix]  targets, and per target the levels (cpu/vulkan run O0-O3, hip/cuda O3)
     [[expect]] as in a case.toml, plus the variants it is about: where = {axis = [values]}
@@ -20,6 +23,7 @@ A variant is one point of the grid. Its id spells its axis values in sorted orde
 from __future__ import annotations
 
 import itertools
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,6 +37,8 @@ STRATEGIES = ("product", "pairwise")
 # whose expectations describes the same failure (lint then reads that case's failures
 # as this entry's own, not as another bug its match would swallow).
 SCOPE_KEYS = {"where", "variants", "same_as"}
+FLAGS_AXIS = "flags"  # the axis that names a variant's flag set
+SEED_AXIS = "seed"  # a generated sweep's draws (harness/sweep/compose.py)
 Value = str | int | float | bool
 
 
@@ -65,7 +71,7 @@ class Exclusion:
 
 @dataclass(frozen=True)
 class Variant:
-    family: str
+    sweep: str  # the sweep's name: its ids' prefix
     point: tuple[tuple[str, Value], ...]  # (axis, value), sorted by axis
 
     @property
@@ -74,8 +80,8 @@ class Variant:
 
     @property
     def case_id(self) -> str:
-        """What records call its case: `<family>::<variant>`."""
-        return f"{self.family}::{self.id}"
+        """What records call its case: `<sweep>::<variant>`."""
+        return f"{self.sweep}::{self.id}"
 
     def values(self) -> dict[str, Value]:
         return dict(self.point)
@@ -95,13 +101,23 @@ class Sweep:
     levels: dict[str, tuple[str, ...]]  # target -> opt levels
     # (where, variant ids or empty for any, the [[expect]] table)
     expectations: tuple[tuple[Scope, frozenset[str], dict], ...] = field(default=(), repr=False)
+    name: str = ""  # the ids' prefix (default: the family)
+    flag_sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.name:
+            object.__setattr__(self, "name", self.family)
+
+    def flags_of(self, point: dict[str, Value]) -> tuple[str, ...]:
+        """The compiler flags a variant's items compile with: its flag set's."""
+        return self.flag_sets.get(str(point.get(FLAGS_AXIS, "")), ())
 
     @property
     def targets(self) -> tuple[str, ...]:
         return tuple(self.levels)
 
     def variant(self, point: dict[str, Value]) -> Variant:
-        return Variant(self.family, tuple(sorted(point.items())))
+        return Variant(self.name, tuple(sorted(point.items())))
 
     def excluded(self, point: dict[str, Value]) -> Exclusion | None:
         return next((e for e in self.exclusions if e.holds(point)), None)
@@ -121,7 +137,7 @@ class Sweep:
         for v in self.variants():
             if v.id == variant_id:
                 return v
-        raise CaseError(f"{self.path}: no variant {variant_id!r} in the {self.family} sweep")
+        raise CaseError(f"{self.path}: no variant {variant_id!r} in the {self.name} sweep")
 
     def parsed_expectations(self) -> tuple[Expectation, ...]:
         """Every [[expect]] as a case's Expectation (lint reads them so)."""
@@ -141,11 +157,14 @@ class Sweep:
 
     def sample_of(self, n: int | None = None) -> list[Variant]:
         """A fixed, stratified sample: every value of every axis appears at least once
-        (when the grid has it), then evenly spaced variants up to n."""
+        (when the grid has it; a generated sweep's seeds are draws, not categories: not
+        each), then evenly spaced variants up to n."""
         n = self.sample if n is None else n
         every = self.variants()
         chosen: dict[str, Variant] = {}
         for axis, values in self.axes.items():
+            if axis == SEED_AXIS:
+                continue
             for value in values:
                 have = [v for v in every if spell(v.values()[axis]) == spell(value)]
                 if have and not any(spell(c.values()[axis]) == spell(value) for c in chosen.values()):
@@ -216,11 +235,11 @@ def load_sweep(path: Path) -> Sweep:
     except tomllib.TOMLDecodeError as e:
         raise CaseError(f"{path}: not valid TOML: {e}") from None
     top = _Reader(path, data)
-    top.reject_unknown({"sweep", "axes", "exclude", "matrix", "expect"})
+    top.reject_unknown({"sweep", "axes", "exclude", "matrix", "expect", "flag_sets"})
     if "sweep" not in data:
         raise top.error("sweep", "is required but missing")
     head = top.sub("sweep")
-    head.reject_unknown({"family", "title", "builder", "strategy", "per", "sample"})
+    head.reject_unknown({"family", "name", "title", "builder", "strategy", "per", "sample"})
     family = head.get("family", str, required=True)
     if family not in FAMILIES or family == "other":
         raise head.error("family", f"unknown family {family!r}; allowed: {', '.join(FAMILIES[:-1])}")
@@ -246,6 +265,8 @@ def load_sweep(path: Path) -> Sweep:
             raise axes_reader.error(name, "values must be distinct")
         axes[name] = tuple(values)
 
+    flag_sets = _flag_sets(top, axes, path.parent)
+
     exclusions = []
     for e in top.subs("exclude"):
         e.reject_unknown({"when", "reason"})
@@ -267,9 +288,12 @@ def load_sweep(path: Path) -> Sweep:
     for axis in per:
         if axis not in axes:
             raise head.error("per", f"no such axis {axis!r}; axes: {', '.join(axes)}")
+    name = head.get("name", str, family)
+    if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
+        raise head.error("name", f"{name!r}: lower-case words joined by '-'")
     sweep = Sweep(path, family, head.get("title", str, required=True), builder, axes,
                   tuple(exclusions), strategy, per, head.get("sample", int, 12), levels,
-                  tuple(expectations))
+                  tuple(expectations), name, flag_sets)
     every = {v.id for v in sweep.variants()}
     if not every:  # a sweep that runs nothing must not read as a green one
         raise top.error("exclude", "excludes every point of the grid: the sweep has no variant")
@@ -279,6 +303,21 @@ def load_sweep(path: Path) -> Sweep:
             raise CaseError(f"{path}: expect[{i}].variants: {unknown[0]!r} is not a variant of the grid"
                             + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
     return sweep
+
+
+def _flag_sets(top: _Reader, axes: dict[str, tuple[Value, ...]], folder: Path) -> dict[str, tuple[str, ...]]:
+    """[flag_sets]: each a list of flags, checked as a case's are (no option that runs a
+    program, writes, or reads outside the sweep's folder); the `flags` axis names them."""
+    if "flag_sets" not in top.table:
+        if FLAGS_AXIS in axes:
+            raise top.error("flag_sets", f"the axis {FLAGS_AXIS!r} names flag sets: define them in [flag_sets]")
+        return {}
+    sets = top.sub("flag_sets")
+    found = {name: sets.flags(name, folder) for name in sets.table}
+    for value in axes.get(FLAGS_AXIS, ()):
+        if str(value) not in found:
+            raise top.error(f"axes.{FLAGS_AXIS}", f"{value!r} is not a flag set of [flag_sets] ({', '.join(found)})")
+    return found
 
 
 def _scope(reader: _Reader, axes: dict[str, tuple[Value, ...]], lists_only: bool = False) -> Scope:
@@ -303,14 +342,15 @@ def discover(root: Path = SWEEPS_DIR) -> list[Path]:
     return sorted(Path(root).glob("*.toml"))
 
 
-def sweeps_by_family(root: Path = SWEEPS_DIR) -> dict[str, Sweep]:
-    return {s.family: s for s in map(load_sweep, discover(root))}
+def sweeps_by_name(root: Path = SWEEPS_DIR) -> dict[str, Sweep]:
+    """Every sweep by its name (the prefix of its variants' ids)."""
+    return {s.name: s for s in map(load_sweep, discover(root))}
 
 
 def variant_of(case_id: str, root: Path = SWEEPS_DIR) -> tuple[Sweep, Variant]:
-    """`<family>::<variant>`, as records name a variant's case, to its sweep and variant."""
-    family, _, variant_id = case_id.partition("::")
-    sweeps = sweeps_by_family(root)
-    if family not in sweeps:
-        raise CaseError(f"no sweep of family {family!r} for {case_id!r}; sweeps: {', '.join(sweeps) or '(none)'}")
-    return sweeps[family], sweeps[family].find(variant_id)
+    """`<sweep>::<variant>`, as records name a variant's case, to its sweep and variant."""
+    name, _, variant_id = case_id.partition("::")
+    sweeps = sweeps_by_name(root)
+    if name not in sweeps:
+        raise CaseError(f"no sweep named {name!r} for {case_id!r}; sweeps: {', '.join(sweeps) or '(none)'}")
+    return sweeps[name], sweeps[name].find(variant_id)
