@@ -736,3 +736,23 @@ def test_inputs_a_thread_only_names_are_seeded_from_the_signature():
         run_inputs(command)  # no program: nothing says their types
     with pytest.raises(HarvestError, match="only names"):
         run_inputs(command, program.replace("tensor<4x8xf32>, %rhs", "tensor<?x8xf32>, %rhs"))
+
+
+def test_a_folder_of_threads_is_harvested_each_in_turn_with_a_yield_table(releases, tmp_path, capsys):
+    """Three threads in a folder: one becomes a case, one only links its program (refused,
+    said why), one is a saved web page: none stops the others; one yield table."""
+    folder = tmp_path / "threads"
+    folder.mkdir()
+    (folder / "a-bufferize.md").write_text(THREAD)
+    (folder / "b-attachment.md").write_text((THREADS / "iree-18845-attachment-only.md").read_text())
+    (folder / "c-page.md").write_text("<!DOCTYPE html><html><body>issue</body></html>")
+    assert cli_main(["harvest", "threads", "--issue", "iree-org/iree"]) == 1  # not every thread written
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| thread")]
+    assert len(rows) == 3, out
+    assert rows[0].startswith("| a-bufferize.md | compile | written | cases/failed-bufferize-foo-llvm-cpu: ")
+    assert "3.3.0" in rows[0]
+    assert rows[1].startswith("| b-attachment.md | - | refused | ") and "only linked" in rows[1]
+    assert rows[2].startswith("| c-page.md | - | refused | ")
+    assert "harvest: 1 of 3 threads written" in out
+    assert (tmp_path / "cases" / "failed-bufferize-foo-llvm-cpu" / "case.toml").is_file()

@@ -15,9 +15,10 @@ def add_parsers(sub) -> dict:
     from .history import release_source_options
 
     h = sub.add_parser("harvest", help="an upstream report's text -> a case, scanned over the releases")
-    h.add_argument("thread", type=Path, nargs="?", help="the issue's text: markdown saved from the browser, or "
+    h.add_argument("thread", type=Path, nargs="*", help="the issue's text: markdown saved from the browser, or "
                                                         "`gh issue view N -R owner/repo --comments` (default: "
-                                                        "--issue fetched with gh)")
+                                                        "--issue fetched with gh); several files or a folder of "
+                                                        "them: each harvested in turn, then a yield table")
     h.add_argument("--issue", default=None, help="owner/repo#N (default: the one the text names; without "
                                                  "THREAD, fetched with gh), or owner/repo to complete gh's `number:`")
     h.add_argument("--slug", default=None, help="the case's folder (default: from the title)")
@@ -33,8 +34,47 @@ def add_parsers(sub) -> dict:
     return {"harvest": cmd_harvest}
 
 
+THREAD_SUFFIXES = (".md", ".txt", ".json")
+
+
 def cmd_harvest(args) -> int:
-    """Read the thread, make the case in a scratch folder, scan it over the releases
+    """One thread (harvest_one), or several: each harvested in turn, whatever the others
+    did, then one yield table (thread, kind, what was written or why not, seconds)."""
+    import copy
+    import time
+
+    files = []
+    for given in args.thread:
+        files += sorted(f for f in given.iterdir() if f.suffix in THREAD_SUFFIXES) if given.is_dir() else [given]
+    if len(files) <= 1:
+        args.thread = files[0] if files else None
+        return harvest_one(args, {})
+    if args.slug:
+        print("harvest: --slug names one case: not with several threads", file=sys.stderr)
+        return 2
+    rows = []
+    for path in files:
+        one, said = copy.copy(args), {}
+        one.thread = path
+        start = time.monotonic()
+        try:
+            code = harvest_one(one, said)
+        except Exception as e:  # one thread's trouble never stops the others; said in its row
+            code, said["written"] = 2, f"{type(e).__name__}: {e}"
+        rows.append((path.name, said.get("kind", "-"), {0: "written", 1: "nothing", 2: "refused"}.get(code, str(code)),
+                     said.get("written", ""), time.monotonic() - start))
+    print("\n| thread | kind | result | written, or why not | s |\n|---|---|---|---|---|")
+    for name, kind, result, written, seconds in rows:
+        print(f"| {name} | {kind} | {result} | {' '.join(written.split())[:200].replace('|', '/')} | {seconds:.0f} |")
+    written = sum(r[2] == "written" for r in rows)
+    print(f"\nharvest: {written} of {len(rows)} threads written")
+    return 0 if written == len(rows) else 1
+
+
+def harvest_one(args, said: dict) -> int:
+    """`said` gets the case's kind and what was written (its window) or why not.
+
+    Read the thread, make the case in a scratch folder, scan it over the releases
     (prove --scan --write), and move it into cases/ only when the releases show a bug. Of
     several MLIR blocks that the thread's command does not name, each is made and scanned,
     and the one that reproduces is the case (harvest/choice.py)."""
@@ -59,11 +99,14 @@ def cmd_harvest(args) -> int:
         plans = [plan_case(t, attached, j, golden) for j in blocks or [None]]
     except (OSError, HarvestError) as e:
         print(f"harvest: {args.thread or args.issue}: {e}", file=sys.stderr)
+        said["written"] = str(e)
         return 2
     slug = args.slug or slug_of(t.title)
     print(f"harvest: {issue}: {t.title or '(no title)'}")
+    said["kind"] = _kind(plans[0])
     if (CASES_DIR / slug).exists():
         print(f"harvest: {CASES_DIR / slug} already exists: give --slug", file=sys.stderr)
+        said["written"] = f"{CASES_DIR / slug} already exists"
         return 2
     if blocks:
         print(f"harvest: {len(t.programs)} MLIR blocks and the command names none: each is scanned")
@@ -75,6 +118,7 @@ def cmd_harvest(args) -> int:
                 made = _make_harvested(Path(scratch) / str(n), slug, issue, t, plan, args.reference)
             except HarvestError as e:
                 print(f"harvest: {e}", file=sys.stderr)
+                said["written"] = str(e)
                 return 2
             if plan.unchecked_numbers and not args.no_scan:
                 # Wrong numbers with no golden: no release can show this bug, and a compile
@@ -87,6 +131,7 @@ def cmd_harvest(args) -> int:
             plan, made, quoted = choose_reproducing(tried, t.quoted)
         except HarvestError as e:
             print(f"harvest: {e}; nothing written", file=sys.stderr)
+            said["written"] = str(e)
             return 2
         if not args.no_scan:
             case = load_case(made / "case.toml", require_golden=False)
@@ -105,6 +150,7 @@ def cmd_harvest(args) -> int:
                 if not args.keep:
                     print("harvest: no release shows a bug this case could hold (the table above); nothing "
                           "written (--keep writes it as unreproduced)")
+                    said["written"] = "no release shows a bug the case could hold"
                     return 1
                 from ..history.releases import available
                 from .history import source_of
@@ -114,9 +160,19 @@ def cmd_harvest(args) -> int:
                 print(f"harvest: the thread quotes {t.quoted!r}; the releases print "
                       f"/{case.history.bad_match.pattern}/ ({case.history.describe()})")
         shutil.move(str(made), CASES_DIR / slug)
+    history = load_case(CASES_DIR / slug / "case.toml", require_golden=False).history
+    said["written"] = f"cases/{slug}: {history.describe()}" + (f" ({history.status})" if history.status in (
+        "unreproduced", "unknown") else "")
     print(f"harvest: wrote {CASES_DIR / slug}; next: iree-regress "
           + (f"prove {slug} --scan --write" if args.no_scan else f"prove {slug} && iree-regress lint {slug}"))
     return 0
+
+
+def _kind(plan) -> str:
+    """The case a plan makes, in a word (scaffold.new_case decides the same way)."""
+    if plan.stated or plan.said or plan.from_torch:
+        return "numeric"
+    return "ir" if plan.ir_args is not None else "run" if plan.inputs is not None else "compile"
 
 
 def _read_harvest_input(args):
