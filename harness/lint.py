@@ -250,6 +250,23 @@ def lint_sweep(path: Path, failures: list[ItemRecord], stored: list[StoredFailur
     return problems
 
 
+def lint_explained(path: Path | None = None) -> list[Problem]:
+    """The scan's table of explained failures: it loads, each match says something, and a
+    `case` it names is checked as a same_as is."""
+    from .sweep.explained import EXPLAINED, load_explained
+
+    path = path or EXPLAINED
+    try:
+        entries = load_explained(path)
+    except CaseError as e:
+        return [Problem(path, "(load)", str(e))]
+    problems = [Problem(path, f"explain[{i}].match", f"/{x.match.pattern}/ {accepts_anything(x.match)}")
+                for i, x in enumerate(entries) if accepts_anything(x.match)]
+    problems += [Problem(path, f.replace("expect[", "explain[").replace(".same_as", ".case"), m)
+                 for f, m in _same_as_problems(entries, {})]
+    return problems
+
+
 # Words every failure of an outcome carries: a match made of one says nothing of the bug.
 _GENERIC_WORDS = {*STAGES, *FAILING_STATUSES, "error", "error:", "crashed", "crash", "exit code", "failed",
                   "elements differ", "signal", "sigsegv", "sigabrt"}

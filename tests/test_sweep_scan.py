@@ -149,3 +149,32 @@ def test_each_group_is_a_case_explained_or_unexplained_by_the_sweep_expectations
     assert said["k=2"] == "explained: an importer gap"
     assert said["k=3"].startswith("unexplained: 2 of 2 failures no expectation takes")
     assert found[0].disposition.startswith("unexplained")  # the ones to act on come first
+
+
+def test_the_table_of_explained_failures_disposes_of_a_group_and_a_case_it_names_is_checked(tmp_path):
+    """sweeps/explained/scan.toml: a failure no expectation takes is explained there (a
+    reason, or a case whose stored sample its match takes); a planted claim naming an
+    unrelated case fails lint."""
+    from harness.lint import lint_explained
+    from harness.sweep.explained import load_explained
+    from harness.sweep.scan import groups
+
+    import dataclasses
+
+    for release in RELEASES:
+        bad = release in ("3.1.0", "3.2.0")
+        _write(tmp_path, release, [dataclasses.replace(r, compiler=f"{release}rc20250101") for r in [
+            _record("k=1", "compile-fail" if bad else "pass", "error: failed to legalize operation 'foo.bar'"),
+            _record("k=2", "compile-fail" if bad else "pass", "error: something else"),
+            *[_record(f"n={n}", "pass") for n in range(8)]]])
+    table = tmp_path / "scan.toml"
+    table.write_text('[[explain]]\nsweeps = ["topk"]\ncompiler = ">=3.1.0,<3.3.0"\noutcome = "compile-fail"\n'
+                     'match = "failed to legalize operation .foo\\\\.bar."\nreason = "an importer gap"\n')
+    found = groups(read_scan(tmp_path, RELEASES), {}, load_explained(table))
+    said = {g.items[0].key.split("::")[1]: g.disposition for g in found}
+    assert said == {"k=1": "explained: an importer gap",
+                    "k=2": said["k=2"]} and said["k=2"].startswith("unexplained")
+    assert lint_explained(table) == []
+    table.write_text(table.read_text() + 'case = "topk-sigmoid"\n')
+    problems = lint_explained(table)
+    assert len(problems) == 1 and "explain[0].case" in str(problems[0]) and "topk-sigmoid" in str(problems[0])

@@ -137,7 +137,9 @@ def _scan(sweeps: list[Sweep], args: argparse.Namespace) -> int:
             if status > 1:  # the run itself broke (not failing items): say so, go on
                 print(f"sweep scan: {release}: pytest could not run the sweeps (exit {status})", file=sys.stderr)
     result = scan.read_scan(args.out, releases)
-    found_groups = scan.groups(result, sweeps_by_name())
+    from ..sweep.explained import load_explained
+
+    found_groups = scan.groups(result, sweeps_by_name(), load_explained())
     scan.write(result, args.out, found_groups)
     print(scan.render(result, found_groups), end="")
     missing = [r for r in releases if r not in result.releases]

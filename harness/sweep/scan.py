@@ -39,6 +39,7 @@ from ..record import ItemRecord
 from ..results import read_results
 from ..signatures import signature_of
 from ..toolchain import release_of
+from .explained import Explanation
 from .spec import Sweep
 
 # A release where one failure covers this share of the items failed as a whole.
@@ -158,8 +159,9 @@ class Group:
         return "; ".join(f"{a}..{b}: {o}" if a != b else f"{a}: {o}" for a, b, o in self.windows)
 
 
-def groups(scan: Scan, sweeps: dict[str, Sweep]) -> list[Group]:
-    """The found items grouped by window and signature, each disposed of (see the top)."""
+def groups(scan: Scan, sweeps: dict[str, Sweep], explained: list[Explanation] = ()) -> list[Group]:
+    """The found items grouped by window and signature, each disposed of (see the top):
+    by the sweeps' expectations, then by the table of explained failures."""
     usable = [r for r in scan.releases if r not in scan.unusable]
     by_key: dict[tuple, Group] = {}
     for h in sorted(scan.found, key=lambda h: h.key):
@@ -167,7 +169,7 @@ def groups(scan: Scan, sweeps: dict[str, Sweep]) -> list[Group]:
         signature = next(iter(dict.fromkeys(h.signatures.values())), "")
         by_key.setdefault((windows, signature), Group(windows, signature, [])).items.append(h)
     found = list(by_key.values())
-    dispose = _Disposer(sweeps)
+    dispose = _Disposer(sweeps, explained)
     for g in found:
         g.disposition = dispose(g)
     return sorted(found, key=lambda g: (not g.disposition.startswith("unexplained"), g.windows_text()))
@@ -176,8 +178,9 @@ def groups(scan: Scan, sweeps: dict[str, Sweep]) -> list[Group]:
 class _Disposer:
     """What the sweeps' expectations say of a group's failures (one variant lookup each)."""
 
-    def __init__(self, sweeps: dict[str, Sweep]):
+    def __init__(self, sweeps: dict[str, Sweep], explained: list[Explanation] = ()):
         self.sweeps = sweeps
+        self.explained = list(explained)
         self.points: dict[str, dict] = {}
 
     def expectation(self, record: ItemRecord):
@@ -203,6 +206,9 @@ class _Disposer:
         for r in failures:
             e = self.expectation(r)
             if e is None or not e.takes(r.outcome, r.failure_text()):
+                e = next((x for x in self.explained if x.takes(r.case.partition("::")[0], release_of(r.compiler),
+                                                             r.outcome, r.failure_text())), None)
+            if e is None:
                 untaken.append(r)
             elif e.same_as:
                 cases.update(e.same_as)
@@ -213,7 +219,7 @@ class _Disposer:
                     f"(e.g. `{untaken[0].key}` on {untaken[0].compiler})")
         if cases:
             return "case " + ", ".join(sorted(cases))
-        return "explained: " + (reasons[0] if reasons else "(no failure recorded)")
+        return "explained: " + ("; ".join(dict.fromkeys(reasons)) if reasons else "(no failure recorded)")
 
 
 def render(scan: Scan, found_groups: list[Group] | None = None) -> str:

@@ -1,0 +1,85 @@
+"""The short table that explains what a release scan finds (sweeps/explained/scan.toml).
+
+A sweep's [[expect]] entries describe the pinned release. A scan over 15 releases finds
+failures on older ones that are no bug of the variant: an op a release's importer does
+not lower yet, a limit a release enforces on purpose, a bug a case already holds. Each
+such failure is named here once, with its reason, rather than as an expectation on every
+variant and release:
+
+    [[explain]]
+    sweeps = ["attention"]                 # optional: the sweeps it is about (default all)
+    compiler = ">=2.9.0,<3.1.0"            # the releases measured
+    outcome = "compile-fail"
+    match = "One or more operations with large vector sizes"
+    reason = "..."                         # why it is no regression of the variant
+    case = "slug"                          # optional: the case whose bug it is (lint checks
+                                           # the claim as it checks same_as)
+
+scan.groups() disposes of a group's failures by the sweeps' expectations first, then by
+this table; what neither takes is unexplained.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from ..case import CaseError, _Reader
+from ..outcomes import parse_stage_outcome
+from .spec import SWEEPS_DIR
+
+EXPLAINED = SWEEPS_DIR / "explained" / "scan.toml"  # a folder of its own: no sweep, never collected
+
+
+@dataclass(frozen=True)
+class Explanation:
+    sweeps: tuple[str, ...]
+    compiler: SpecifierSet
+    outcome: str
+    match: re.Pattern
+    reason: str
+    case: str = ""
+
+    @property
+    def same_as(self) -> tuple[str, ...]:  # read as an expectation's, by lint
+        return (self.case,) if self.case else ()
+
+    def takes(self, sweep: str, release: Version, outcome: str, text: str) -> bool:
+        return ((not self.sweeps or sweep in self.sweeps) and release in self.compiler
+                and outcome == self.outcome and bool(self.match.search(text)))
+
+
+def load_explained(path: Path = EXPLAINED) -> list[Explanation]:
+    """The table; [] when there is none. CaseError naming file and field when malformed."""
+    if not Path(path).is_file():
+        return []
+    try:
+        data = tomllib.loads(Path(path).read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise CaseError(f"{path}: not valid TOML: {e}") from None
+    top = _Reader(Path(path), data)
+    top.reject_unknown({"explain"})
+    found = []
+    for e in top.subs("explain"):
+        e.reject_unknown({"sweeps", "compiler", "outcome", "match", "reason", "case"})
+        outcome = e.get("outcome", str, required=True)
+        try:
+            parse_stage_outcome(outcome)
+        except ValueError as err:
+            raise e.error("outcome", str(err)) from None
+        text = e.get("match", str, required=True)
+        try:
+            match = re.compile(text)
+        except re.error as err:
+            raise e.error("match", f"not a regular expression: {err}") from None
+        reason = e.get("reason", str, required=True).strip()
+        if not reason:
+            raise e.error("reason", "say why this failure is no regression of the variants")
+        found.append(Explanation(e.str_list("sweeps", ()), e.specifier("compiler"), outcome, match, reason,
+                                 e.get("case", str, "")))
+    return found
