@@ -117,7 +117,8 @@ def lint_case(manifest: Path, failures: list[ItemRecord],
                  _stored_problems(case.expectations, {case.slug}, stored)]
     taken = {i: [r for r in failures if r.case == case.slug and _applies(e, r) and e.takes(r.outcome, r.failure_text())]
              for i, e in enumerate(case.expectations)}
-    problems += [Problem(where, f, m) for f, m in _same_as_problems(case.expectations, taken)]
+    problems += [Problem(where, f, m) for f, m in _same_as_problems(case.expectations, taken, case.dir.parent,
+                                                                    failures)]
 
     for key, value in (("atol", case.atol), ("rtol", case.rtol)):
         if value > LOOSE_TOLERANCE and not case.tolerance_reason:
@@ -190,37 +191,45 @@ def _stored_problems(expectations, own: set[str], stored: list[StoredFailure]) -
     return found
 
 
-def _same_as_problems(expectations, taken: dict[int, list[ItemRecord]],
-                      cases_dir: Path = CASES_DIR) -> list[tuple[str, str]]:
-    """`same_as = X` says the failure is case X's bug: a claim, checked. It holds when X's
-    bug has the expectation's outcome and either the expectation's match takes one of X's
-    stored bug samples, or a failure it took (`taken`, from the results) has the same
-    outcome and signature as one of them (not for wrong numbers, whose signature, the
-    outputs that differ, is every such failure's)."""
+def _same_as_problems(expectations, taken: dict[int, list[ItemRecord]], cases_dir: Path = CASES_DIR,
+                      failures: list[ItemRecord] = ()) -> list[tuple[str, str]]:
+    """`same_as = X` says the failure is case X's: a claim, checked. It holds when X has a
+    failure of the expectation's outcome and either
+      - the expectation's match takes one of X's stored bug samples, or a failure it took
+        (`taken`) has the same outcome and signature as one (not for wrong numbers, whose
+        signature, the outputs that differ, is every such failure's); or
+      - X's own [[expect]] entries describe a failure of that outcome and, in the latest
+        results (`failures`), the match takes a failure of X's with that outcome (measured
+        agreement; with no result of X's, its own expectation of that outcome is what there is)."""
     found = []
     for i, e in enumerate(expectations):
         for slug in e.same_as:
             field_name = f"expect[{i}].same_as"
             try:
                 case = load_case(cases_dir / slug / "case.toml", require_golden=False)
-            except CaseError:
+            except (CaseError, OSError):
                 found.append((field_name, f"no case {slug!r} in {cases_dir}"))
                 continue
             h = case.history
-            outcomes = set(h.bad_outcomes) | {o for w in h.windows for o in w.bad_outcomes}
+            bug = set(h.bad_outcomes) | {o for w in h.windows for o in w.bad_outcomes}
             samples = [w.sample for w in h.windows if w.sample and w.sample.outcome == e.outcome]
-            if e.outcome not in outcomes:
-                found.append((field_name, f"names {slug}, whose bug is {', '.join(sorted(outcomes)) or 'not recorded'}; "
-                                          f"this expectation is {e.outcome}: not the same bug"))
-            elif not samples:
-                found.append((field_name, f"names {slug}, which stores no {e.outcome} sample of its bug to check "
-                                          "the claim against (prove --scan --write records one)"))
-            elif not (e.match is not None and any(e.match.search(s.text) for s in samples)) and not any(
-                    r.outcome != WRONG_NUMBERS and (r.outcome, signature_of(r)) == (s.outcome, normalise(s.text))
-                    for r in taken.get(i, ()) for s in samples):
-                found.append((field_name, f"names {slug}, but its match takes none of {slug}'s stored bug samples "
-                                          f"({samples[0].text.splitlines()[0][:120]!r}) and no failure it took has "
-                                          "their signature: a resemblance is said in reason, not in same_as"))
+            if e.match is not None and any(e.match.search(s.text) for s in samples):
+                continue
+            if any(r.outcome != WRONG_NUMBERS and (r.outcome, signature_of(r)) == (s.outcome, normalise(s.text))
+                   for r in taken.get(i, ()) for s in samples):
+                continue
+            if any(x.outcome == e.outcome for x in case.expectations) and e.match is not None:
+                measured = [r for r in failures if r.case == slug and r.outcome == e.outcome]
+                if not measured or any(e.match.search(r.failure_text()) for r in measured):
+                    continue
+            if e.outcome not in bug and not any(x.outcome == e.outcome for x in case.expectations):
+                found.append((field_name, f"names {slug}, whose failures are {', '.join(sorted(bug)) or 'not recorded'}; "
+                                          f"this expectation is {e.outcome}: not the same failure"))
+            else:
+                found.append((field_name, f"names {slug}, but its match takes none of {slug}'s stored bug samples"
+                                          + (f" ({samples[0].text.splitlines()[0][:120]!r})" if samples else "")
+                                          + f" nor its measured {e.outcome} failures: a resemblance is said in "
+                                            "reason, not in same_as"))
     return found
 
 
@@ -241,7 +250,7 @@ def lint_sweep(path: Path, failures: list[ItemRecord], stored: list[StoredFailur
     problems += [Problem(sweep.path, f, m) for f, m in _stored_problems(parsed, set(), stored)]
     taken = {i: [r for r in failures if r.case.startswith(mine) and _applies(e, r)
                  and e.takes(r.outcome, r.failure_text())] for i, e in enumerate(parsed)}
-    problems += [Problem(sweep.path, f, m) for f, m in _same_as_problems(parsed, taken)]
+    problems += [Problem(sweep.path, f, m) for f, m in _same_as_problems(parsed, taken, failures=failures)]
     for i, (where, ids, _) in enumerate(sweep.expectations):
         if not where and not ids:
             problems.append(Problem(sweep.path, f"expect[{i}].where", "missing: name the variants "
