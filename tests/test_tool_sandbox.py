@@ -138,7 +138,7 @@ def test_planted_fault_without_the_sandbox_the_linker_script_escapes(tmp_path, h
     ("--iree-llvmcpu-system-linker-path=/usr/bin/ld", "start a program"),
     ("--iree-hal-preprocess-executables-with=/bin/sh", "start a program"),
     ("--iree-hal-preprocess-executables-with=builtin.module(canonicalize)", None),
-    ("--mlir-pass-pipeline-crash-reproducer=/root/r.mlir", "write where it says"),
+    ("--mlir-pass-pipeline-crash-reproducer=/var/tmp/r.mlir", "write where it says"),
     ("--dump-compilation-phases-to=phases", "write where it says"),
     ("-o", "write where it says"),
     ("@flags.txt", "response file"),
