@@ -118,6 +118,12 @@ def readme(slug: str, title: str, issues: list[str], source_note: str, golden: b
     return "\n".join(lines)
 
 
+def case_kind(golden: bool, ir_check: bool, run_inputs: bool) -> str:
+    """The kind of case a program becomes: with a golden numeric, else an IR check, a run
+    on given inputs, or a compile."""
+    return "numeric" if golden else "ir" if ir_check else "run" if run_inputs else "compile"
+
+
 def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = None,
              from_mlir: Path | None = None, reference: Path | None = None,
              from_torch: str | None = None, function: str | None = None, family: str | None = None,
@@ -177,8 +183,7 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             golden = True
             note = (f"`model.py` comes from {Path(module_path).name} (TODO: say which issue "
                     "it reproduces and how it was reduced).")
-        kind = ("numeric" if golden else "ir" if ir_args is not None else "run" if run_inputs is not None
-                else "compile")
+        kind = case_kind(golden, ir_args is not None, run_inputs is not None)
         family = family or guess_family(text)
         targets = list(targets or targets_named(text) or ["cpu"])
         (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines, family, found_by, tolerance,

@@ -26,6 +26,7 @@ from harness.lint import lint_case
 from harness.sandbox import probe
 from harness.stages import Settings, compile_stage
 from harness.toolchain import ToolchainError, installed
+from helpers import compile_manifest, write_case
 from test_targets import _toolchain, _toolchains
 
 PROGRAM = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
@@ -38,21 +39,10 @@ CPU = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backend
 
 
 def _case(folder: Path, flags: list[str]) -> Path:
-    """A compile case of one program with `flags`; its folder also ships evil.sh."""
-    folder.mkdir(parents=True)
-    (folder / "model.mlir").write_text(PROGRAM)
-    flag_list = ", ".join(f'"{f}"' for f in flags)
-    (folder / "case.toml").write_text(f'''title = "a plain add"
-kind = "compile"
-issues = ["iree-org/iree#1"]
-[source]
-mlir = "model.mlir"
-[matrix]
-targets = ["cpu"]
-opt_levels = ["O0"]
-flags = [{flag_list}]
-''')
-    return folder / "case.toml"
+    """A compile case of one real program with `flags` (helpers' manifest)."""
+    matrix = {"targets": ["cpu"], "opt_levels": ["O0"], "flags": flags}
+    return write_case(folder.parent, folder.name, compile_manifest(matrix=matrix), {"model.mlir": PROGRAM}) \
+        / "case.toml"
 
 
 @pytest.fixture

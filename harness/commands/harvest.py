@@ -169,10 +169,11 @@ def harvest_one(args, said: dict) -> int:
 
 
 def _kind(plan) -> str:
-    """The case a plan makes, in a word (scaffold.new_case decides the same way)."""
-    if plan.stated or plan.said or plan.from_torch:
-        return "numeric"
-    return "ir" if plan.ir_args is not None else "run" if plan.inputs is not None else "compile"
+    """The case a plan makes, in a word (as scaffold.new_case decides it)."""
+    from ..scaffold import case_kind
+
+    return case_kind(bool(plan.stated or plan.said or plan.from_torch), plan.ir_args is not None,
+                     plan.inputs is not None)
 
 
 def _read_harvest_input(args):
