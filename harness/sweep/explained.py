@@ -8,6 +8,7 @@ variant and release:
 
     [[explain]]
     sweeps = ["attention"]                 # optional: the sweeps it is about (default all)
+    where = { scale = ["one"] }            # optional (with sweeps): the variants, as [[expect]]'s
     compiler = ">=2.9.0,<3.1.0"            # the releases measured
     outcome = "compile-fail"
     match = "One or more operations with large vector sizes"
@@ -31,7 +32,7 @@ from packaging.version import Version
 
 from ..case import CaseError, _Reader
 from ..outcomes import parse_stage_outcome
-from .spec import SWEEPS_DIR
+from .spec import SWEEPS_DIR, Scope, Value, _scope, in_scope, sweeps_by_name
 
 EXPLAINED = SWEEPS_DIR / "explained" / "scan.toml"  # a folder of its own: no sweep, never collected
 
@@ -44,12 +45,17 @@ class Explanation:
     match: re.Pattern
     reason: str
     case: str = ""
+    where: Scope = None  # the variants it is about (None: all of its sweeps')
 
     @property
     def same_as(self) -> tuple[str, ...]:  # read as an expectation's, by lint
         return (self.case,) if self.case else ()
 
-    def takes(self, sweep: str, release: Version, outcome: str, text: str) -> bool:
+    def takes(self, sweep: str, release: Version, outcome: str, text: str,
+              point: dict[str, Value] | None = None) -> bool:
+        """Whether it explains this failure; with a `where`, only of a variant (its point) in it."""
+        if self.where and (point is None or not in_scope(self.where, point)):
+            return False
         return ((not self.sweeps or sweep in self.sweeps) and release in self.compiler
                 and outcome == self.outcome and bool(self.match.search(text)))
 
@@ -66,7 +72,7 @@ def load_explained(path: Path = EXPLAINED) -> list[Explanation]:
     top.reject_unknown({"explain"})
     found = []
     for e in top.subs("explain"):
-        e.reject_unknown({"sweeps", "compiler", "outcome", "match", "reason", "case"})
+        e.reject_unknown({"sweeps", "compiler", "outcome", "match", "reason", "case", "where"})
         outcome = e.get("outcome", str, required=True)
         try:
             parse_stage_outcome(outcome)
@@ -80,6 +86,25 @@ def load_explained(path: Path = EXPLAINED) -> list[Explanation]:
         reason = e.get("reason", str, required=True).strip()
         if not reason:
             raise e.error("reason", "say why this failure is no regression of the variants")
-        found.append(Explanation(e.str_list("sweeps", ()), e.specifier("compiler"), outcome, match, reason,
-                                 e.get("case", str, "")))
+        sweeps = e.str_list("sweeps", ())
+        found.append(Explanation(sweeps, e.specifier("compiler"), outcome, match, reason,
+                                 e.get("case", str, ""), _where(e, sweeps)))
     return found
+
+
+def _where(entry: _Reader, sweeps: tuple[str, ...]) -> Scope | None:
+    """An entry's `where`: axes its sweeps have (all of them), values of those axes."""
+    if "where" not in entry.table:
+        return None
+    if not sweeps:
+        raise entry.error("where", "name the sweeps whose axes it scopes (sweeps = [...])")
+    known = sweeps_by_name()
+    missing = [s for s in sweeps if s not in known]
+    if missing:
+        raise entry.error("sweeps", f"no sweep named {', '.join(map(repr, missing))}")
+    axes: dict[str, set] = {}
+    for name in sweeps:  # an axis every named sweep has, with any of their values
+        for axis, values in known[name].axes.items():
+            axes.setdefault(axis, set()).update(values)
+    shared = {a: tuple(v) for a, v in axes.items() if all(a in known[s].axes for s in sweeps)}
+    return _scope(entry.sub("where"), shared, lists_only=True)

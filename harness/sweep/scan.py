@@ -183,16 +183,21 @@ class _Disposer:
         self.explained = list(explained)
         self.points: dict[str, dict] = {}
 
-    def expectation(self, record: ItemRecord):
+    def point(self, record: ItemRecord) -> dict | None:
+        """The axis values of the record's variant (None: no such sweep or variant)."""
         name, _, variant_id = record.case.partition("::")
         sweep = self.sweeps.get(name)
         if sweep is None:
             return None
         if name not in self.points:
             self.points[name] = {v.id: v.values() for v in sweep.variants()}
-        point = self.points[name].get(variant_id)
+        return self.points[name].get(variant_id)
+
+    def expectation(self, record: ItemRecord):
+        point = self.point(record)
         if point is None:
             return None
+        sweep = self.sweeps[record.case.partition("::")[0]]
         parsed = sweep.parsed_expectations()
         release = release_of(record.compiler)
         for i in sweep.about(point):
@@ -207,7 +212,7 @@ class _Disposer:
             e = self.expectation(r)
             if e is None or not e.takes(r.outcome, r.failure_text()):
                 e = next((x for x in self.explained if x.takes(r.case.partition("::")[0], release_of(r.compiler),
-                                                             r.outcome, r.failure_text())), None)
+                                                             r.outcome, r.failure_text(), self.point(r))), None)
             if e is None:
                 untaken.append(r)
             elif e.same_as:
