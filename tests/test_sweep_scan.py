@@ -178,3 +178,45 @@ def test_the_table_of_explained_failures_disposes_of_a_group_and_a_case_it_names
     table.write_text(table.read_text() + 'case = "topk-sigmoid"\n')
     problems = lint_explained(table)
     assert len(problems) == 1 and "explain[0].case" in str(problems[0]) and "topk-sigmoid" in str(problems[0])
+
+
+def test_an_explanation_scoped_to_variants_takes_only_theirs_and_a_bad_scope_names_its_field(tmp_path):
+    """`where` in sweeps/explained/scan.toml: as an [[expect]]'s, axes of the named sweeps;
+    a failure of a variant outside it stays unexplained."""
+    from packaging.version import Version
+
+    from harness.case import CaseError
+    from harness.sweep.explained import load_explained
+
+    table = tmp_path / "scan.toml"
+    entry = ('[[explain]]\nsweeps = ["topk"]\nwhere = { dtype = ["u8"] }\ncompiler = ">=3.1.0"\n'
+             'outcome = "compare-fail"\nmatch = "elements differ"\nreason = "unsigned ordering"\n')
+    table.write_text(entry)
+    (e,) = load_explained(table)
+    failure = ("topk", Version("3.2.0"), "compare-fail", "output 0: 3/8 elements differ")
+    assert e.takes(*failure, {"dtype": "u8", "k": 3})
+    assert not e.takes(*failure, {"dtype": "i8", "k": 3})
+    assert not e.takes(*failure, None)  # no variant known: a scoped entry says nothing of it
+    for bad, field in [(entry.replace("dtype = [", "colour = ["), "colour"),
+                       (entry.replace('"u8"', '"u7"'), "dtype"),
+                       (entry.replace('sweeps = ["topk"]\n', ''), "where")]:
+        table.write_text(bad)
+        with pytest.raises(CaseError, match=f"{table}.*{field}"):
+            load_explained(table)
+
+
+def test_a_group_part_a_case_and_part_explained_says_both(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from harness.sweep import scan as scan_module
+
+    for release in RELEASES:
+        bad = release in ("3.1.0", "3.2.0")
+        outcome = ("compare-fail" if release == "3.1.0" else "run-crash") if bad else "pass"
+        _write(tmp_path, release, [_record("k=1", outcome, "output 0: 3/8 elements differ"),
+                                   *[_record(f"n={n}", "pass") for n in range(8)]])
+    said = {"compare-fail": SimpleNamespace(takes=lambda o, t: True, same_as=("some-case",), reason="its bug"),
+            "run-crash": SimpleNamespace(takes=lambda o, t: True, same_as=(), reason="its crash face")}
+    monkeypatch.setattr(scan_module._Disposer, "expectation", lambda self, r: said.get(r.outcome))
+    (group,) = scan_module.groups(read_scan(tmp_path, RELEASES), {})
+    assert group.disposition == "case some-case; explained: its crash face"

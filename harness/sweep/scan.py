@@ -149,7 +149,7 @@ class Group:
     windows: tuple[tuple[str, str, str], ...]
     signature: str
     items: list[ItemHistory]
-    disposition: str = ""  # "case X" | "explained: why" | "unexplained: why"
+    disposition: str = ""  # "case X[; explained: why]" | "explained: why" | "unexplained: why"
 
     @property
     def support_lost(self) -> bool:
@@ -222,9 +222,9 @@ class _Disposer:
         if untaken:
             return (f"unexplained: {len(untaken)} of {len(failures)} failures no expectation takes "
                     f"(e.g. `{untaken[0].key}` on {untaken[0].compiler})")
-        if cases:
-            return "case " + ", ".join(sorted(cases))
-        return "explained: " + ("; ".join(dict.fromkeys(reasons)) if reasons else "(no failure recorded)")
+        said = (["case " + ", ".join(sorted(cases))] if cases else []) + (
+            ["explained: " + "; ".join(dict.fromkeys(reasons))] if reasons else [])
+        return "; ".join(said) or "explained: (no failure recorded)"
 
 
 def render(scan: Scan, found_groups: list[Group] | None = None) -> str:
