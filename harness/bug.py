@@ -134,12 +134,19 @@ class Bug:
         """Whether the bug shows only where the item runs (wrong numbers, run failures)."""
         return any(shows_at_run_time(o) for o in self.all_outcomes)
 
+    def blind_to(self, result) -> bool:
+        """Whether a result can say nothing of the bug: a compile-only pass of a bug that
+        shows at run time (a GPU item on a machine without the GPU)."""
+        d = self.definition(_release(getattr(result, "compiler", "")))
+        return (result.outcome == PASS_OUTCOME and result.compile_only
+                and any(shows_at_run_time(o) for o in d.outcomes))
+
     def state(self, result) -> State:
         """result: an ItemResult or ItemRecord (outcome, compile_only, failure_text(), compiler)."""
         d = self.definition(_release(getattr(result, "compiler", "")))
         outcome = result.outcome
         if outcome == PASS_OUTCOME:
-            if result.compile_only and any(shows_at_run_time(o) for o in d.outcomes):
+            if self.blind_to(result):
                 return State(PROBE_UNDECIDED, "compile-only here: the bug shows at run time")
             return State(PROBE_GOOD)
         if outcome in d.outcomes:

@@ -61,6 +61,23 @@ BAD = ("compile-fail", "error: failed to bufferize op")
 OTHER = ("compile-fail", "error: unknown op 'foo'")
 
 
+def test_a_wrong_numbers_bug_ends_where_the_runs_pass_whatever_the_compile_only_items_say():
+    """cpu runs show the bug and then its fix; hip beside them only compiles (no GPU): its
+    passes say nothing of wrong numbers, so they neither end the window nor hide its end."""
+    numbers = Bug(("compare-fail",), None, ())
+    hip = lambda: result("pass", compile_only=True, name="hip-O0")  # noqa: E731
+
+    def release(version, cpu):
+        return ReleaseRun(version, [result(cpu, name="cpu-O0", compiler=version), hip()])
+
+    (w,) = windows([release("3.9.0", "compare-fail"), release("3.10.0", "compare-fail"),
+                    release("3.11.0", "pass")], numbers).windows
+    assert (w.last_bad, w.first_good, w.hidden_after) == ("3.10.0", "3.11.0", None)
+    # a release with nothing but the blind items measured nothing: never good
+    (w,) = windows([release("3.10.0", "compare-fail"), ReleaseRun("3.11.0", [hip()])], numbers).windows
+    assert w.first_good is None
+
+
 def test_windows_have_an_onset_and_an_end_and_ignore_unrelated_failures():
     runs = [run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=OTHER), run("3.2.0", cpu_O0=OTHER),
             run("3.3.0", cpu_O0=BAD), run("3.4.0", cpu_O0=BAD), run("3.5.0", cpu_O0=OTHER),

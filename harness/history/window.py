@@ -84,8 +84,10 @@ def outcome_table(runs: list[ReleaseRun], items: list[ItemId]) -> list[str]:
 
 def release_state(run: ReleaseRun, bug: Bug) -> str:
     """bad: some item shows the bug; good: every item passes; else neither. A release
-    where no item applies (an IR check for other releases) is unknown: it measured nothing."""
-    ran = [r for r in run.results if r.outcome != SKIP_OUTCOME]
+    where no item applies (an IR check for other releases) is unknown: it measured nothing.
+    Items blind to the bug (compile-only passes of a run-time bug) are left out, as skips:
+    the cpu runs of a wrong-numbers bug decide, not the GPU compiles beside them."""
+    ran = [r for r in run.results if r.outcome != SKIP_OUTCOME and not bug.blind_to(r)]
     if run.error or not ran:
         return UNKNOWN
     states = [bug.state(r).kind for r in ran]
