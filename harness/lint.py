@@ -110,7 +110,8 @@ def lint_case(manifest: Path, failures: list[ItemRecord],
 
     problems += [Problem(where, f, m) for f, m in
                  _expectation_problems(case.expectations,
-                                       lambda key, _: key.case == case.slug
+                                       lambda key, i: key.case == case.slug
+                                       or key.case in case.expectations[i].same_as  # a claim checked below
                                        or case.slug in (same_as or {}).get(str(key), ()),
                                        failures, case.kind == "ir")]
     problems += [Problem(where, f, m) for f, m in
