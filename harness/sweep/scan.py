@@ -227,6 +227,24 @@ class _Disposer:
         return "; ".join(said) or "explained: (no failure recorded)"
 
 
+def per_release(scan: Scan) -> list[str]:
+    """Each release's counts: what it measured, what it could not read (an op it cannot
+    lower: support arriving or lost), what passed, what failed."""
+    lines = ["## Per release", "", "| release | items | measured | unsupported | pass | fail |",
+             "|---|---|---|---|---|---|"]
+    for release in scan.releases:
+        if release in scan.unusable:
+            lines.append(f"| {release} | left out: {scan.unusable[release]} | | | | |")
+            continue
+        said = Counter(h.outcomes[release] for h in scan.items.values() if release in h.outcomes)
+        total = sum(said.values())
+        unsupported, passed = said[UNSUPPORTED], said[PASS_OUTCOME]
+        measured = total - unsupported
+        lines.append(f"| {release} | {total} | {measured} ({100 * measured // max(total, 1)}%) | {unsupported} "
+                     f"| {passed} | {measured - passed} |")
+    return lines + [""]
+
+
 def render(scan: Scan, found_groups: list[Group] | None = None) -> str:
     usable = [r for r in scan.releases if r not in scan.unusable]
     ever = [h for h in scan.items.values() if h.ever_fails]
@@ -241,6 +259,7 @@ def render(scan: Scan, found_groups: list[Group] | None = None) -> str:
                   f"({len(scan.variants(ever))} variants)",
               f"- found regressions (outcome changes between releases): {len(scan.found)} items, "
               f"{len(scan.variants(scan.found))} variants", ""]
+    lines += per_release(scan)
     if found_groups:
         kinds = Counter(g.disposition.split(":")[0].split(" ")[0] for g in found_groups)
         lines += ["## Groups (window x failure)", "",
