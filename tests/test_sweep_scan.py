@@ -87,6 +87,10 @@ def test_an_op_a_release_cannot_read_yet_is_support_arriving_not_a_regression(tm
     assert [h.key for h in scan.found] == ["topk::k=1::cpu-O0"]  # the wrong numbers, not the import
     assert scan.items["topk::k=1::cpu-O0"].windows(RELEASES)[0] == ("3.0.0", "3.0.0", "unsupported")
     assert not scan.items["topk::k=2::cpu-O0"].ever_fails
+    # each release's counts: 10 items; 3.0.0 could not read two of them, 3.2.0 failed one
+    rows = [line for line in render(scan).splitlines() if line.startswith("| 3.")]
+    assert rows == ["| 3.0.0 | 10 | 8 (80%) | 2 | 8 | 0 |", "| 3.1.0 | 10 | 10 (100%) | 0 | 10 | 0 |",
+                    "| 3.2.0 | 10 | 10 (100%) | 0 | 9 | 1 |", "| 3.3.0 | 10 | 10 (100%) | 0 | 10 | 0 |"]
 
 
 def test_an_item_with_no_verdict_on_a_release_is_said_never_dropped(tmp_path):
