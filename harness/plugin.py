@@ -102,6 +102,9 @@ def pytest_addoption(parser):
     g.addoption("--sweep-sample", action="store_true",
                 help="run each sweep's fixed, stratified sample ([sweep].sample variants), not its "
                      "whole grid (CI's share)")
+    g.addoption("--generated-share", default=None, metavar="K/N",
+                help="of the generated sweeps (a seed axis), only the seeds s with s %% N == K-1: "
+                     "the nightly's rotating share (K = the day of the week, N = 7: each seed once a week)")
     g.addoption("--no-sandbox", action="store_true",
                 help="run case code (model.py, reference.py) and the tools it drives outside the "
                      "sandbox: for debugging a case you trust (harness/sandbox.py)")
@@ -142,6 +145,11 @@ def pytest_configure(config):
         if given and not Path(given).is_file():
             raise pytest.UsageError(f"--shard-durations {given}: no such results file")
         session.durations = str(Path(given).resolve()) if given else ""
+    if config.getoption("generated_share"):
+        try:
+            shard.parse(config.getoption("generated_share"), "--generated-share")
+        except shard.ShardError as e:
+            raise pytest.UsageError(str(e)) from None
     config.stash[_SESSION] = session
     if not _is_worker(config):
         # xdist's hooks exist only when xdist is installed and not disabled (-p no:xdist).
@@ -505,6 +513,9 @@ class SweepFile(pytest.File):
     def collect(self):
         sweep = load_sweep(self.path)  # CaseError -> a collection error for this file only
         variants = sweep.sample_of() if self.config.getoption("sweep_sample") else sweep.variants()
+        share = self.config.getoption("generated_share")
+        if share and not self.config.getoption("sweep_sample"):
+            variants = sweep.seed_share(*shard.parse(share, "--generated-share"))
         for variant in variants:
             yield VariantNode.from_parent(self, name=variant.id, sweep=sweep, variant=variant)
 

@@ -24,7 +24,7 @@ class ShardError(ValueError):
     pass
 
 
-def parse(text: str) -> tuple[int, int]:
+def parse(text: str, option: str = "--shard") -> tuple[int, int]:
     """'2/3' -> (2, 3), 1-based."""
     k, sep, n = text.partition("/")
     try:
@@ -32,7 +32,7 @@ def parse(text: str) -> tuple[int, int]:
     except ValueError:
         k_i = n_i = 0
     if not sep or n_i < 1 or not 1 <= k_i <= n_i:
-        raise ShardError(f"--shard {text!r}: K/N with 1 <= K <= N, e.g. 1/2")
+        raise ShardError(f"{option} {text!r}: K/N with 1 <= K <= N, e.g. 1/2")
     return k_i, n_i
 
 

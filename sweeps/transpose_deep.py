@@ -17,4 +17,4 @@ def permute(draft) -> None:
 
 
 def build(p: dict):
-    return compose(p["seed"], "transpose", permute)
+    return compose(p["seed"], "transpose", permute, drop=p.get("drop", ()))

@@ -1,5 +1,5 @@
-"""Generated programs (harness/sweep/compose.py, sweeps/transpose_deep.toml): one family op
-inside the ops around it, drawn per seed; flag sets as an axis."""
+"""Generated programs (harness/sweep/compose.py, sweeps/*_deep.toml): one family op inside
+the ops around it, drawn per seed; flag sets as an axis."""
 
 from __future__ import annotations
 
@@ -16,32 +16,40 @@ pytestmark = pytest.mark.harness
 SWEEPS = Path(__file__).resolve().parent.parent / "sweeps"
 
 
-def _builder():
-    spec = importlib.util.spec_from_file_location("transpose_deep", SWEEPS / "transpose_deep.py")
+DEEP = ("transpose_deep", "topk_deep", "scatter_deep", "attention_deep")
+# The contexts each family's programs must reach (docs/survey.md's rows).
+CONTEXTS = ("cast", "flatten", "slice", "matmul", "softmax", "gather_mod", "index_add", "scale")
+
+
+def _builder(name: str):
+    spec = importlib.util.spec_from_file_location(name, SWEEPS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def test_every_generated_program_runs_in_pytorch_and_is_the_same_from_its_seed():
+@pytest.mark.parametrize("name", DEEP)
+def test_every_generated_program_runs_in_pytorch_and_is_the_same_from_its_seed(name):
     """Well typed by construction: each of the sweep's programs runs eagerly (no variant
-    PyTorch rejects); the same id gives the same program; the recipes vary."""
+    PyTorch rejects); the same id gives the same program; the recipes vary and reach the
+    contexts of the survey."""
     import torch
 
-    build = _builder().build
-    sweep = load_sweep(SWEEPS / "transpose_deep.toml")
+    build = _builder(name).build
+    sweep = load_sweep(SWEEPS / f"{name}.toml")
     recipes = set()
     for seed in sweep.axes["seed"]:
         program = build({"seed": seed, "flags": "default"})
         assert program.source == build({"seed": seed, "flags": "data_tiling"}).source  # flags: not the program
         scope: dict = {}
-        exec(compile(program.source, f"seed-{seed}", "exec"), scope)
-        out = scope["Model"]()(*scope["example_inputs"]())
+        exec(compile(program.source, f"{name}-{seed}", "exec"), scope)
+        with torch.no_grad():
+            out = scope["Model"]()(*scope["example_inputs"]())
         assert isinstance(out, torch.Tensor), seed
         recipes.add(program.source.splitlines()[0].split(": ", 2)[-1].split(". Drawn")[0])
     assert len(recipes) >= len(sweep.axes["seed"]) * 3 // 4  # the seeds draw different programs
     contexts = " ".join(recipes)
-    for context in ("cast", "flatten", "slice", "matmul", "softmax", "gather_mod", "index_add", "scale"):
+    for context in CONTEXTS:
         assert context in contexts, context
 
 
@@ -63,3 +71,45 @@ def test_a_flag_set_is_an_axis_spelled_into_each_variant_as_its_flags(tmp_path):
     (tmp_path / "transpose_deep.toml").write_text(unknown)
     with pytest.raises(CaseError, match="'fast' is not a flag set"):
         load_sweep(tmp_path / "transpose_deep.toml")
+
+
+def test_a_failing_generated_program_is_reduced_to_what_its_failure_needs():
+    """sweep reduce: each slot left out in turn, and the dynamic dims; a removal is kept
+    only while the item fails the same way. Planted: the 'failure' is a matmul in the
+    program; everything else goes, the matmul stays, and a removal that changes the
+    failure's message is kept back."""
+    from types import SimpleNamespace
+
+    from harness.item import ItemId
+    from harness.sweep.reduce import forward_lines, reduce_variant
+    from harness.sandbox import probe
+
+    sweep = load_sweep(SWEEPS / "transpose_deep.toml")
+    build = _builder("transpose_deep").build
+    seed = next(s for s in sweep.axes["seed"] if "torch.matmul" in (src := build({"seed": s}).source)
+                and "dynamic dims" in src and forward_lines(build({"seed": s})) >= 4)
+    variant = sweep.find(f"flags=default,seed={seed}")
+
+    def failure_of(sweep, variant, program, item, settings):
+        if "torch.matmul" not in program.source:
+            return "pass", ""
+        # static dims give another message: not the same failure, so they stay dynamic
+        return "compile-fail", "error: boom" if "dynamic_shapes" in program.source else "error: other"
+
+    settings = SimpleNamespace(sandbox=probe(), toolchain=SimpleNamespace(release="3.13.0"))
+    r = reduce_variant(sweep, variant, ItemId("cpu", "O0"), settings, failure_of=failure_of)
+    assert "torch.matmul" in r.after.source and "dynamic_shapes" in r.after.source
+    assert forward_lines(r.after) < forward_lines(r.before)
+    assert "consumer" not in r.dropped and "dynamic" not in r.dropped and r.dropped
+    said = dict(r.trials)
+    assert said[(*r.dropped, "dynamic")] == "kept: compile-fail error: other"  # another message: kept back
+    assert r.after.source == build({"seed": seed, "drop": list(r.dropped)}).source  # the id says it all
+
+
+def test_the_nightly_share_of_a_generated_sweep_rotates_through_every_seed_in_a_week():
+    sweep = load_sweep(SWEEPS / "topk_deep.toml")
+    shares = [{v.id for v in sweep.seed_share(k, 7)} for k in range(1, 8)]
+    assert set().union(*shares) == {v.id for v in sweep.variants()}
+    assert sum(map(len, shares)) == len(sweep.variants())  # each variant on one night only
+    grid = load_sweep(SWEEPS / "topk.toml")
+    assert grid.seed_share(3, 7) == grid.variants()  # a grid runs whole

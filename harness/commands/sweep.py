@@ -5,6 +5,9 @@
                                                     [[expect]] drafts for a run's new failures
     iree-regress sweep promote FAMILY::VARIANT --slug SLUG [--issue owner/repo#N]
                                                     the variant written as a case (cases/SLUG)
+    iree-regress sweep reduce SWEEP::VARIANT::ITEM [--slug SLUG]
+                                                    a failing generated program made small
+                                                    (and promoted, with --slug)
     iree-regress sweep scan [FAMILY...] [--releases A,B|all] [--release-shard K/N]
                             [--target cpu] [--opt-level O0,O3] [--out scan/] [--report-only]
                                                     the sweeps over releases: each item's windows
@@ -39,6 +42,11 @@ def add_parsers(sub) -> dict:
     pr.add_argument("--issue", action="append", default=[],
                     help="upstream issue, owner/repo#N (repeatable); none: found_by the sweep")
     pr.add_argument("--title", default=None)
+    rd = actions.add_parser("reduce", help="a failing generated program with what its failure does not need left out")
+    rd.add_argument("item", help="<sweep>::<variant>::<item>, as results name it (e.g. ...::cpu-O0)")
+    rd.add_argument("--slug", default=None, help="promote the reduced program as cases/SLUG")
+    rd.add_argument("--issue", action="append", default=[], help="with --slug: upstream issue, owner/repo#N")
+    rd.add_argument("--title", default=None)
     sc = actions.add_parser("scan", help="run sweeps over releases; report each item's windows")
     sc.add_argument("families", nargs="*")
     sc.add_argument("--releases", default="all", help="comma-separated versions, or 'all' (PyPI)")
@@ -69,6 +77,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return _scan(sweeps_named(args.families), args)
     if args.action == "promote":
         return _promote(args)
+    if args.action == "reduce":
+        return _reduce(args)
     return _expect(sweeps_named(args.families), args.results, args.write, args.all)
 
 
@@ -150,8 +160,34 @@ def _scan(sweeps: list[Sweep], args: argparse.Namespace) -> int:
     return 1 if missing or result.no_verdict else 0
 
 
-def _promote(args: argparse.Namespace) -> int:
-    """The variant's program as a case, through the same scaffold as `new-case`."""
+def _reduce(args: argparse.Namespace) -> int:
+    from ..item import ItemId, settings_with
+    from ..sweep.reduce import ReduceError, reduce_variant, render
+    from ..sweep.spec import variant_of
+    from ..toolchain import resolve
+
+    parts = args.item.split("::")
+    if len(parts) != 3:
+        raise CaseError(f"sweep reduce: {args.item!r}: name <sweep>::<variant>::<item>, as results name it")
+    try:
+        item = ItemId.parse(parts[2])
+    except ValueError as e:
+        raise CaseError(f"sweep reduce: {e}") from None
+    sweep, variant = variant_of("::".join(parts[:2]))
+    try:
+        reduction = reduce_variant(sweep, variant, item, settings_with(resolve()))
+    except ReduceError as e:
+        raise CaseError(f"sweep reduce: {e}") from None
+    print(render(reduction, args.item))
+    if args.slug:
+        args.variant = "::".join(parts[:2])
+        return _promote(args, reduction.after)
+    return 0
+
+
+def _promote(args: argparse.Namespace, program=None) -> int:
+    """The variant's program (or `program`, a reduction of it) as a case, through the same
+    scaffold as `new-case`."""
     import tempfile
 
     from ..case import CASES_DIR
@@ -163,10 +199,10 @@ def _promote(args: argparse.Namespace) -> int:
 
     case_id = "::".join(args.variant.split("::")[:2])  # an item named after it is ignored
     sweep, variant = variant_of(case_id)
-    case, made = materialize(sweep, variant, settings_with(resolve()))  # its golden, or why not
+    case, made = materialize(sweep, variant, settings_with(resolve()), program)  # its golden, or why not
     if not made.ok:
         raise CaseError(f"sweep promote: {case_id}: {made.detail}")
-    program = program_of(sweep, variant)
+    program = program or program_of(sweep, variant)
     table = program.compare_table()
     with tempfile.TemporaryDirectory() as tmp:
         model = Path(tmp) / "model.py"

@@ -1,10 +1,11 @@
 """A sweep's builder, run where case code runs (the sandbox): every variant's program.
 
-    python -m harness.sweep.build SWEEP.toml OUT.json
+    python -m harness.sweep.build SWEEP.toml OUT.json [POINTS.json]
 
 The builder (sweeps/<family>.py) is Python from whoever wrote the sweep, so the harness
-never imports it itself: this job imports it, builds every variant of the grid, and
-writes {variant id: {source, dtype, outputs}} to OUT.json.
+never imports it itself: this job imports it, builds every variant of the grid (or the
+named points of POINTS.json, {name: point}: a reduction's trials), and writes
+{name: {source, dtype, outputs}} to OUT.json.
 """
 
 from __future__ import annotations
@@ -25,13 +26,17 @@ def main(argv: list[str]) -> int:
     if not callable(getattr(module, "build", None)):
         print(f"{sweep.builder}: defines no build(point)", file=sys.stderr)
         return 1
+    if len(argv) > 2:
+        points = json.loads(Path(argv[2]).read_text())
+    else:
+        points = {variant.id: variant.values() for variant in sweep.variants()}
     programs = {}
-    for variant in sweep.variants():
-        program = module.build(variant.values())
+    for name, point in points.items():
+        program = module.build(point)
         if not isinstance(program, Program):
             print(f"{sweep.builder}: build() returned {type(program).__name__}, not a Program", file=sys.stderr)
             return 1
-        programs[variant.id] = asdict(program)
+        programs[name] = asdict(program)
     Path(argv[1]).write_text(json.dumps(programs))
     return 0
 

@@ -123,11 +123,21 @@ def _draw(d: Draft, choices) -> None:
     d.recipe.append(name)
 
 
-def compose(seed: int, family: str, family_op, dtypes=("f32", "f16", "i32")) -> Program:
+# What a reduction may take out of a drawn program (harness/sweep/reduce.py): a context
+# slot, or the dynamic dims (the program then has static shapes).
+SLOTS = ("producer", "between", "between2", "consumer")
+DROPPABLE = (*SLOTS, "dynamic")
+
+
+def compose(seed: int, family: str, family_op, dtypes=("f32", "f16", "i32"), ranks=(2, 3, 4),
+            drop=()) -> Program:
     """The program of `seed`: `family_op(draft)` writes the family op on `y` (and updates
-    draft.shape); one to four context ops are drawn around it."""
+    draft.shape); one to four context ops are drawn around it. `dtypes` and `ranks`: what
+    the family op takes (attention: floats of rank 4). `drop`: slots of DROPPABLE left out
+    (a reduction's step); each slot draws from a stream of its own, so leaving one out
+    keeps the others' draws."""
     rng = random.Random(f"{family}:{seed}")
-    rank = rng.choice((2, 3, 4))
+    rank = rng.choice(ranks)
     draft = Draft(rng, list(SIZES[:rank]), rng.choice(dtypes))
     draft.seen.add(draft.dtype)
     draft.inputs.append(values_call(draft.shape, draft.dtype, 0))
@@ -135,23 +145,34 @@ def compose(seed: int, family: str, family_op, dtypes=("f32", "f16", "i32")) -> 
     dims = rng.choice(("static", "dynamic", "dynamic", "mixed"))  # the survey: dynamic dims lead
     first = (draft.dtype, list(draft.shape))
     budget = rng.randint(1, 4)
-    slots = rng.sample(("producer", "between", "between2", "consumer"), budget)
+    slots = [slot for slot in rng.sample(SLOTS, budget) if slot not in drop]
+    if "dynamic" in drop:
+        dims = "static"
+
+    def draw(slot: str, choices=None) -> None:
+        draft.rng = random.Random(f"{family}:{seed}:{slot}")
+        if choices is None:
+            family_op(draft)
+        else:
+            _draw(draft, choices)
+
     draft.body.append("y = x")
     if "producer" in slots:
-        _draw(draft, PRODUCERS)
-    family_op(draft)
+        draw("producer", PRODUCERS)
+    draw("op")
     for slot in ("between", "between2"):
         if slot in slots:
-            _draw(draft, BETWEEN)
+            draw(slot, BETWEEN)
     if "consumer" in slots:
-        _draw(draft, CONSUMERS)
+        draw("consumer", CONSUMERS)
     draft.body.append("return y")
     dynamic = None
     if dims != "static":
         x_dims = range(rank) if dims == "dynamic" else range(0, rank, 2)
         dynamic = {arg: {i: AUTO for i in (x_dims if arg == "x" else range(r))} for arg, r in draft.ranks.items()}
     recipe = " > ".join(draft.recipe)
-    doc = (f"{family} in context, seed {seed}: {first[0]} {first[1]} ({dims} dims): {recipe}. "
+    dropped = f" (reduced: without {', '.join(d for d in DROPPABLE if d in drop)})" if drop else ""
+    doc = (f"{family} in context, seed {seed}{dropped}: {first[0]} {first[1]} ({dims} dims): {recipe}. "
            "Drawn by harness/sweep/compose.py from the seed; the same on every machine.")
     # Compared at the precision of the loosest float the value passed through.
     compared = "f16" if draft.dtype in FLOATS and "f16" in draft.seen else draft.dtype

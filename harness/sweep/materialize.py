@@ -35,10 +35,19 @@ REPO = Path(__file__).resolve().parent.parent.parent
 def _programs(path: Path, builder_digest: str, sandbox: Sandbox) -> dict[str, Program]:
     """Every variant's program, built once per process and builder by `sweep.build` in the
     sandbox: the builder is a stranger's Python like a case's model.py."""
+    return built_by(path, sandbox)
+
+
+def built_by(path: Path, sandbox: Sandbox, points: dict[str, dict] | None = None) -> dict[str, Program]:
+    """The programs the sweep's builder makes, in the sandbox: of every variant, or of the
+    named points (a reduction's trials: a variant's point with what it drops)."""
     argv = [sys.executable, "-m", "harness.sweep.build", path]
     with tempfile.TemporaryDirectory(prefix="iree-regress-sweep-") as scratch:
         out = Path(scratch) / "programs.json"
         argv.append(out)
+        if points is not None:
+            (Path(scratch) / "points.json").write_text(json.dumps(points))
+            argv.append(Path(scratch) / "points.json")
         proc = run_bounded(sandbox.wrap(argv, [Path(scratch)], cwd=REPO, readable=[path.parent]),
                            BOUNDS["import"], cwd=REPO, sandbox=sandbox, wrapped=True)
         if not proc.ok or not out.is_file():
@@ -66,10 +75,12 @@ def case_table(sweep: Sweep, variant: Variant, program: Program) -> dict:
             "expect": sweep.expectations_for(variant.values())}
 
 
-def materialize(sweep: Sweep, variant: Variant, settings: Settings) -> tuple[Case, StageResult]:
+def materialize(sweep: Sweep, variant: Variant, settings: Settings,
+                program: Program | None = None) -> tuple[Case, StageResult]:
     """The variant's Case and how its golden was made (not ok: the case has no golden,
-    and the item ends on that stage)."""
-    program = program_of(sweep, variant, settings.sandbox)
+    and the item ends on that stage). `program`: another program in the variant's place
+    (a reduction's trial); default, the builder's."""
+    program = program or program_of(sweep, variant, settings.sandbox)
     source = program.source.encode()
     # The program's own folder, so that even a variant whose golden failed is a case
     # with a model.py to show.

@@ -155,6 +155,13 @@ class Sweep:
         return [{k: v for k, v in self.expectations[i][2].items() if k not in SCOPE_KEYS}
                 for i in self.about(point)]
 
+    def seed_share(self, k: int, n: int) -> list[Variant]:
+        """The K-th of N shares of a generated sweep's seeds (seed % N == K-1), with every
+        other axis; a grid (no seed axis) whole."""
+        if SEED_AXIS not in self.axes:
+            return self.variants()
+        return [v for v in self.variants() if int(v.values()[SEED_AXIS]) % n == k - 1]
+
     def sample_of(self, n: int | None = None) -> list[Variant]:
         """A fixed, stratified sample: every value of every axis appears at least once
         (when the grid has it; a generated sweep's seeds are draws, not categories: not
@@ -253,7 +260,8 @@ def load_sweep(path: Path) -> Sweep:
     axes_reader = top.sub("axes")
     axes: dict[str, tuple[Value, ...]] = {}
     for name in axes_reader.table:
-        values = axes_reader.get(name, list)
+        values = _seeds(axes_reader) if name == SEED_AXIS and isinstance(axes_reader.table[name], dict) \
+            else axes_reader.get(name, list)
         if not values:
             raise axes_reader.error(name, "needs at least one value")
         for i, v in enumerate(values):
@@ -318,6 +326,16 @@ def _flag_sets(top: _Reader, axes: dict[str, tuple[Value, ...]], folder: Path) -
         if str(value) not in found:
             raise top.error(f"axes.{FLAGS_AXIS}", f"{value!r} is not a flag set of [flag_sets] ({', '.join(found)})")
     return found
+
+
+def _seeds(axes: _Reader) -> list[int]:
+    """`seed = {count = N}`: the draws 0 .. N-1 of a generated sweep (a list also works)."""
+    table = axes.sub(SEED_AXIS)
+    table.reject_unknown({"count"})
+    count = table.get("count", int, required=True)
+    if count < 1:
+        raise table.error("count", "must be at least 1")
+    return list(range(count))
 
 
 def _scope(reader: _Reader, axes: dict[str, tuple[Value, ...]], lists_only: bool = False) -> Scope:

@@ -1,0 +1,22 @@
+"""Builder of the attention-deep sweep (sweeps/attention_deep.toml): a
+scaled_dot_product_attention inside the ops around it, drawn from the seed by
+harness/sweep/compose.py (floats of rank 4: batch, heads, length, head dim)."""
+
+from harness.sweep.compose import compose
+
+
+def attention(draft) -> None:
+    """y is the query; the key and value are inputs of the same head dim, as long as the
+    query or two longer; causal only where the lengths are equal."""
+    b, h, length, e = draft.shape
+    keys = draft.rng.choice((length, length + 2))
+    k = draft.operand("k", [b, h, keys, e])
+    v = draft.operand("v", [b, h, keys, e])
+    causal = keys == length and draft.rng.random() < 0.4
+    draft.body.append(f"y = torch.nn.functional.scaled_dot_product_attention(y, {k}, {v}"
+                      f"{', is_causal=True' if causal else ''})")
+    draft.recipe.append(f"sdpa(keys={keys}{',causal' if causal else ''})")
+
+
+def build(p: dict):
+    return compose(p["seed"], "attention", attention, dtypes=("f32", "f16"), ranks=(4,), drop=p.get("drop", ()))
