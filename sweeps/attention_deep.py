@@ -13,7 +13,9 @@ def attention(draft) -> None:
     k = draft.operand("k", [b, h, keys, e])
     v = draft.operand("v", [b, h, keys, e])
     causal = keys == length and draft.rng.random() < 0.4
-    draft.body.append(f"y = torch.nn.functional.scaled_dot_product_attention(y, {k}, {v}"
+    # Scaled down as the grid's are (sweeps/attention.py): scores of inputs ~N(0, 16) make
+    # a softmax so peaked that f16 rounding alone moves it past any tolerance.
+    draft.body.append(f"y = torch.nn.functional.scaled_dot_product_attention(y / 4, {k} / 4, {v} / 4"
                       f"{', is_causal=True' if causal else ''})")
     draft.recipe.append(f"sdpa(keys={keys}{',causal' if causal else ''})")
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..item import ItemId, run_item
 from ..outcomes import PASS_OUTCOME
+from ..sandbox import probe
 from ..signatures import normalise
 from ..stages import Settings
 from .compose import DROPPABLE
@@ -73,7 +74,7 @@ def reduce_variant(sweep: Sweep, variant: Variant, item: ItemId, settings: Setti
 
 def _built(sweep: Sweep, variant: Variant, drop: tuple[str, ...], settings: Settings) -> Program:
     point = {**variant.values(), "drop": list(drop)}
-    return built_by(sweep.path, settings.sandbox, {"trial": point})["trial"]
+    return built_by(sweep.path, settings.sandbox or probe(), {"trial": point})["trial"]
 
 
 def render(reduction: Reduction, name: str) -> str:
