@@ -167,7 +167,7 @@ def _expectation_problems(expectations, own, failures: list[ItemRecord],
             # Another bug's failure it would take for this one: where it applies (target,
             # level, release), unless that failure is the entry's own.
             other = next((r for r in failures if not own(r.ref, i) and _applies(e, r)
-                          and e.match.search(r.failure_text())), None)
+                          and e.takes(r.outcome, r.failure_text())), None)  # what it would take
             if other is not None:
                 found.append((f"{f}.match", f"/{e.match.pattern}/ is generic: it also matches "
                                             f"{other.key} ({other.outcome}) in the latest results"))

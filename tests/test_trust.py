@@ -244,6 +244,12 @@ def test_lint_rejects_a_generic_match(tmp_path):
                for p in problems), problems
     specific = _other_failure("error: failed to legalize operation 'foo'")
     assert lint(tmp_path, failures=[specific]) == []
+    # Another outcome with the same words is nothing the expectation would take (a compile
+    # crash is never a compile-fail expectation's): not generic.
+    import dataclasses
+
+    crash = dataclasses.replace(generic, outcome="compile-crash")
+    assert lint(tmp_path, failures=[crash]) == []
 
 
 def _stored(slug, outcome, text, item="cpu-O0"):
