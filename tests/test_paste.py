@@ -80,21 +80,6 @@ def test_indices_are_compared_by_the_values_they_select(tmp_path):
     assert "IREE 3.5.0: output 0: 0/1 elements differ" in out.stdout, out.stdout + out.stderr
 
 
-def _sh_block(issue: str) -> str:
-    after = issue.split("## Steps to reproduce", 1)[1]
-    return after.split("```sh\n", 1)[1].split("\n```", 1)[0]
-
-
-def _release_venv(folder: Path, toolchain) -> None:
-    """A venv holding exactly one release's compiler and runtime (and numpy), as the steps'
-    `pip install` leaves it: the release's own tools from the cache."""
-    bin_ = folder / f"iree-{toolchain.release}" / "bin"
-    bin_.mkdir(parents=True)
-    for name, tool in (("iree-compile", toolchain.compile), ("iree-run-module", toolchain.run_module)):
-        (bin_ / name).symlink_to(tool)
-    (bin_ / "python").symlink_to(sys.executable)
-
-
 @pytest.mark.parametrize("ref,release,shows", [
     # wrong numbers: the fold's window (3.4.0-3.5.0)
     ("rank-reducing-store-collapse::cpu-O3", "3.5.0", "IREE 3.5.0: output 0: 19/320 elements differ"),
@@ -110,6 +95,7 @@ def test_a_repro_issue_runs_as_pasted_in_an_empty_folder(tmp_path, monkeypatch, 
     empty folder where only that release's packages are installed, show the bug."""
     from harness.cli import main as cli_main
     from harness.history.releases import ReleaseSource, ReleaseUnavailable, ensure
+    from harness.triage.open_bugs import release_venv, sh_block
 
     try:
         toolchain = ensure(release, ReleaseSource(), log=lambda *a: None)
@@ -121,8 +107,8 @@ def test_a_repro_issue_runs_as_pasted_in_an_empty_folder(tmp_path, monkeypatch, 
     assert "-fail" not in issue.split("\n", 1)[0] and "-crash" not in issue.split("\n", 1)[0]  # plain title
     empty = tmp_path / "maintainer"
     empty.mkdir()
-    _release_venv(empty, toolchain)
-    out = subprocess.run(["bash", "-c", _sh_block(issue)], cwd=empty, capture_output=True, text=True, timeout=600)
+    release_venv(empty, toolchain)
+    out = subprocess.run(["bash", "-c", sh_block(issue)], cwd=empty, capture_output=True, text=True, timeout=600)
     assert shows in out.stdout, out.stdout + out.stderr[-2000:]
 
 
@@ -150,3 +136,27 @@ def test_steps_pasted_again_never_run_an_earlier_module(tmp_path):
     second = subprocess.run(["bash", "-c", steps("// BUG", release, "main", "local-task", values, values, 0, 0)],
                             cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert "iree-compile failed" in second.stdout and "elements differ" not in second.stdout, second.stdout
+
+
+@pytest.mark.harness
+def test_an_open_bugs_issue_is_checked_as_pasted_and_a_steps_that_show_nothing_say_so(tmp_path):
+    """`triage --open --check`: the steps run in an empty folder; only a failing compile,
+    run or comparison of the release counts as the bug shown (planted: a comparison that
+    finds nothing different)."""
+    from types import SimpleNamespace
+
+    from harness.triage.open_bugs import check_as_pasted
+
+    tools = SimpleNamespace(release="3.13.0", compile=Path("/bin/true"), run_module=Path("/bin/true"))
+    settings = SimpleNamespace(toolchain=tools)
+    issue = tmp_path / "ISSUE.md"
+
+    def said(line, outcome):
+        issue.write_text(f"# t\n\n## Steps to reproduce\n\n```sh\n[ -x iree-3.13.0/bin/iree-compile ] && "
+                         f"echo '{line}'\n```\n")
+        return check_as_pasted(issue, outcome, settings, tmp_path / "empty")
+
+    assert said("IREE 3.13.0: output 0: 3/4 elements differ", "compare-fail") == "shows the bug"
+    assert said("IREE 3.13.0: output 0: 0/4 elements differ", "compare-fail").startswith("does not show it")
+    assert said("IREE 3.13.0: iree-compile failed (exit 1)", "compile-fail") == "shows the bug"
+    assert said("IREE 3.13.0: iree-compile failed (exit 1)", "compare-fail").startswith("does not show it")

@@ -10,7 +10,12 @@ from ..refs import parse_ref
 
 def add_parsers(sub) -> dict:
     tr = sub.add_parser("triage", help="bisect, reduce and localise one item's bug; write ISSUE.md")
-    tr.add_argument("item", help="CASE::ITEM, e.g. transpose-propagation-index-semantics::cpu-O3")
+    tr.add_argument("item", nargs="?", help="CASE::ITEM, e.g. transpose-propagation-index-semantics::cpu-O3")
+    tr.add_argument("--open", action="store_true",
+                    help="instead of one item: an ISSUE.md for every open bug the suite found itself "
+                         "(found_by), in OUT/<case>/, with the nearest right configuration as contrast")
+    tr.add_argument("--check", action="store_true",
+                    help="with --open: run each ISSUE.md's steps as pasted in an empty folder")
     tr.add_argument("--out", required=True, help="folder for ISSUE.md, the reproducer and TRIAGE.json")
     tr.add_argument("--good", default=None, help="a release without the bug (default: the case's window)")
     tr.add_argument("--bad", default=None, help="a release with the bug (default: the case's window)")
@@ -32,6 +37,10 @@ def cmd_triage(args) -> int:
     from ..bundle.write import refuse_foreign
     from ..triage.flow import triage
 
+    if args.open:
+        return _open(args)
+    if not args.item:
+        raise SystemExit("iree-regress: triage needs CASE::ITEM, or --open")
     case, item = parse_ref(args.item)
     if item is None:
         raise SystemExit("iree-regress: triage needs one item: CASE::ITEM (e.g. ::cpu-O3)")
@@ -48,3 +57,29 @@ def cmd_triage(args) -> int:
     for problem in t.problems:
         print(f"triage: not done: {problem}")
     return 0 if t.bisect is not None and t.start is not None else 1
+
+
+def _open(args) -> int:
+    """`triage --open`: every open found_by bug's ISSUE.md, and a table of them."""
+    from ..case import discover, load_case
+    from ..item import settings_with
+    from ..toolchain import resolve
+    from ..triage.open_bugs import open_found_bugs, report
+
+    settings = settings_with(resolve())
+    out = Path(args.out)
+    rows, bad = [], 0
+    for case in open_found_bugs([load_case(m) for m in discover()]):
+        try:
+            r = report(case, out / case.slug, settings, check=args.check)
+        except (ValueError, OSError) as e:  # one case's report failing never stops the others
+            rows.append(f"| {case.slug} | | | | not written: {e} | |")
+            bad += 1
+            continue
+        rows.append(f"| {case.slug} | {r.item.name} | {r.outcome} | {r.contrast} | {r.checked or '-'} | {r.seconds:.0f} s |")
+        bad += bool(args.check and r.checked != "shows the bug")
+    table = ["| case | item | outcome | nearest right | as pasted | seconds |", "|---|---|---|---|---|---|", *rows]
+    (out / "OPEN.md").write_text(f"# Open bugs the suite found ({settings.toolchain.compiler_version})\n\n"
+                                 + "\n".join(table) + "\n")
+    print("\n".join(table))
+    return 1 if bad else 0
