@@ -113,3 +113,13 @@ def test_the_nightly_share_of_a_generated_sweep_rotates_through_every_seed_in_a_
     assert sum(map(len, shares)) == len(sweep.variants())  # each variant on one night only
     grid = load_sweep(SWEEPS / "topk.toml")
     assert grid.seed_share(3, 7) == grid.variants()  # a grid runs whole
+
+
+def test_a_seed_axis_may_be_a_count_and_a_bad_one_names_its_field(tmp_path):
+    text = (SWEEPS / "topk_deep.toml").read_text()
+    (tmp_path / "topk_deep.py").write_text((SWEEPS / "topk_deep.py").read_text())
+    assert load_sweep(SWEEPS / "topk_deep.toml").axes["seed"] == tuple(range(320))
+    for bad, field in [("seed = { count = 0 }", "count"), ("seed = { many = 3 }", "many")]:
+        (tmp_path / "topk_deep.toml").write_text(text.replace("seed = { count = 320 }", bad))
+        with pytest.raises(CaseError, match=f"topk_deep.toml.*{field}"):
+            load_sweep(tmp_path / "topk_deep.toml")

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from ..item import ItemId, run_item
 from ..outcomes import PASS_OUTCOME
 from ..sandbox import probe
-from ..signatures import normalise
+from ..signatures import signature_of
 from ..stages import Settings
 from .compose import DROPPABLE
 from .materialize import built_by, materialize, program_of
 from .program import Program
-from .spec import Sweep, Variant
+from .spec import SEED_AXIS, Sweep, Variant
 
 
 class ReduceError(Exception):
@@ -38,18 +38,19 @@ class Reduction:
 
 def failure_of(sweep: Sweep, variant: Variant, program: Program, item: ItemId,
                settings: Settings) -> tuple[str, str]:
-    """(outcome, signature) of the item run on `program` in the variant's place."""
+    """(outcome, signature) of the item run on `program` in the variant's place: the
+    signature as the scan groups failures by (harness/signatures.py)."""
     case, _ = materialize(sweep, variant, settings, program)
     result = run_item(case, item, settings)
     if result.outcome == PASS_OUTCOME:
         return result.outcome, ""
-    return result.outcome, normalise(result.failure_text())
+    return result.outcome, signature_of(result)
 
 
 def reduce_variant(sweep: Sweep, variant: Variant, item: ItemId, settings: Settings,
                    failure_of=failure_of) -> Reduction:
     """The variant's program with what the failure does not need left out."""
-    if "seed" not in variant.values():
+    if SEED_AXIS not in variant.values():
         raise ReduceError(f"{sweep.name}::{variant.id}: not a generated program (no seed): nothing to leave out")
     before = program_of(sweep, variant, settings.sandbox)
     failure = failure_of(sweep, variant, before, item, settings)
