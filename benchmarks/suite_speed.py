@@ -6,7 +6,9 @@ Measures, on the cases/ suite with the installed IREE:
   cold   `pytest cases/` with an empty cache (everything imported and compiled)
   warm   the same command again (nothing should be recompiled)
   floor  the tool commands the cold run recorded in results.jsonl (import, iree-compile,
-         iree-run-module, iree-opt | filecheck), run bare with the same parallelism:
+         iree-run-module, iree-opt | filecheck, and what a stage ran besides its own: the
+         eager reference of a comparison, the configuration dump of a GPU compile), run
+         bare with the same parallelism:
          what the work costs with no harness around it
 and prints seconds and the ratios warm/cold and cold/floor. Extra args go to pytest
 (e.g. --target cpu,vulkan). Nothing is written outside a temporary directory except
@@ -30,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness.outcomes import SKIPPED  # noqa: E402
+from harness.stages import ALSO_RAN  # noqa: E402
 from harness.results import read_results  # noqa: E402
 from harness.toolchain import installed  # noqa: E402
 
@@ -53,9 +56,12 @@ def recorded_commands(results: Path) -> list[str]:
     seen, commands = set(), []
     for item in items:
         for stage in item.stages:  # typed records (harness/record.py)
-            if stage.command and stage.command not in seen and stage.status != SKIPPED:
-                seen.add(stage.command)
-                commands.append(stage.command)
+            if stage.status == SKIPPED or stage.cached:
+                continue
+            for command in [stage.command, *stage.data.get(ALSO_RAN, [])]:
+                if command and command not in seen:
+                    seen.add(command)
+                    commands.append(command)
     return commands
 
 

@@ -53,6 +53,12 @@ class Settings:
     extra_flags: tuple[str, ...] = ()  # --iree-compile-flag: added to every compile
 
 
+# A stage's data key: the tool commands it ran besides its own (`command`): the eager
+# reference a comparison runs, the configuration dump a compile runs. What the tools cost
+# with no harness around them (benchmarks/suite_speed.py's floor) counts them too.
+ALSO_RAN = "also_ran"
+
+
 def _tool_name(settings: Settings, path: Path) -> str:
     """Show installed tools by name (they are on PATH), others by their full path."""
     return path.name if settings.toolchain.source == "installed packages" else str(path)
@@ -308,9 +314,10 @@ def _dump_configurations(mlir: Path, flags: list[str], out: Path, result: StageR
     configurations go to result.data (or why they could not be read)."""
     tc = settings.toolchain
     dump = out / "configurations"
-    proc = run_bounded([tc.compile, mlir, *flags, "--compile-to=executable-configurations",
-                        targets.config_dump_flag(tc.release, dump), "-o", out / "configured.mlir"],
-                       settings.compile_bounds)
+    argv = [tc.compile, mlir, *flags, "--compile-to=executable-configurations",
+            targets.config_dump_flag(tc.release, dump), "-o", out / "configured.mlir"]
+    proc = run_bounded(argv, settings.compile_bounds)
+    result.data[ALSO_RAN] = [display(argv)]
     if not proc.ok:
         result.data["configurations_error"] = last_diagnostic(proc.stderr) or proc.status()
         return {}
@@ -449,13 +456,14 @@ def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> 
                            f"PyTorch eager reference failed: {eager_result.detail}",
                            eager_result.log, eager_result.command)
     eager = [np.load(p) for p in npy_files(entry) if p.name.startswith("eager")]
+    ran = [] if eager_result.cached or not eager_result.command else [eager_result.command]
     if len(eager) == len(golden) and all(np.array_equal(e, g, equal_nan=True)
                                          for e, g in zip(eager, golden)):
         checks[0] = replace(checks[0], against="golden (= PyTorch eager today)")
     else:  # the golden drifted from today's PyTorch: judge against both, say which
         checks.append(compare_outputs(outputs, eager, inputs, case.atol, case.rtol,
                                       case.output_rules, "PyTorch eager today"))
-    data = {"comparisons": [c.as_dict() for c in checks]}
+    data = {"comparisons": [c.as_dict() for c in checks], **({ALSO_RAN: ran} if ran else {})}
     # A golden that PyTorch no longer reproduces is wrong itself: no known bug may hide it.
     drift = compare_outputs(eager, golden, inputs, case.atol, case.rtol, case.output_rules,
                             "PyTorch eager today") if len(checks) > 1 else None
