@@ -10,6 +10,7 @@
                                                     (and promoted, with --slug)
     iree-regress sweep scan [FAMILY...] [--releases A,B|all] [--release-shard K/N]
                             [--target cpu] [--opt-level O0,O3] [--out scan/] [--report-only]
+                            [--generated-share K/N]
                                                     the sweeps over releases: each item's windows
 """
 
@@ -55,6 +56,8 @@ def add_parsers(sub) -> dict:
     sc.add_argument("--target", default="cpu")
     sc.add_argument("--opt-level", default="O0,O3")
     sc.add_argument("--out", type=Path, default=Path("scan"))
+    sc.add_argument("--generated-share", default=None, metavar="K/N",
+                    help="of the generated sweeps, only the K-th of N shares of their seeds")
     sc.add_argument("--report-only", action="store_true",
                     help="read what --out holds (e.g. the shards of a weekly job), run nothing")
     return {"sweep": cmd_sweep}
@@ -141,7 +144,8 @@ def _scan(sweeps: list[Sweep], args: argparse.Namespace) -> int:
     if not args.report_only:
         for release in releases:
             start = time.monotonic()
-            status = scan.run_release(sweeps, release, args.target, args.opt_level, args.out)
+            share = ["--generated-share", args.generated_share] if args.generated_share else []
+            status = scan.run_release(sweeps, release, args.target, args.opt_level, args.out, share)
             print(f"sweep scan: {release} done in {time.monotonic() - start:.0f} s (pytest exit {status})",
                   flush=True)
             if status > 1:  # the run itself broke (not failing items): say so, go on
