@@ -147,7 +147,7 @@ def pytest_configure(config):
         session.durations = str(Path(given).resolve()) if given else ""
     if config.getoption("generated_share"):
         try:
-            shard.parse(config.getoption("generated_share"), "--generated-share")
+            session.generated_share = shard.parse(config.getoption("generated_share"), "--generated-share")
         except shard.ShardError as e:
             raise pytest.UsageError(str(e)) from None
     config.stash[_SESSION] = session
@@ -168,6 +168,7 @@ class RegressSession:
     run_id: str
     shard: tuple[int, int] | None = None
     durations: str = ""  # a previous run's results.jsonl that balances the shards
+    generated_share: tuple[int, int] | None = None  # --generated-share K/N, parsed
     env: dict | None = None  # set when this process starts a results file (the controller)
     _settings: Settings | None = None
     _writer: ResultsWriter | None = None
@@ -513,9 +514,9 @@ class SweepFile(pytest.File):
     def collect(self):
         sweep = load_sweep(self.path)  # CaseError -> a collection error for this file only
         variants = sweep.sample_of() if self.config.getoption("sweep_sample") else sweep.variants()
-        share = self.config.getoption("generated_share")
+        share = session_of(self.config).generated_share
         if share and not self.config.getoption("sweep_sample"):
-            variants = sweep.seed_share(*shard.parse(share, "--generated-share"))
+            variants = sweep.seed_share(*share)
         for variant in variants:
             yield VariantNode.from_parent(self, name=variant.id, sweep=sweep, variant=variant)
 

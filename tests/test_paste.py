@@ -160,3 +160,21 @@ def test_an_open_bugs_issue_is_checked_as_pasted_and_a_steps_that_show_nothing_s
     assert said("IREE 3.13.0: output 0: 0/4 elements differ", "compare-fail").startswith("does not show it")
     assert said("IREE 3.13.0: iree-compile failed (exit 1)", "compile-fail") == "shows the bug"
     assert said("IREE 3.13.0: iree-compile failed (exit 1)", "compare-fail").startswith("does not show it")
+
+
+@pytest.mark.harness
+def test_an_open_bug_that_no_longer_shows_gets_no_report_but_says_so(tmp_path, monkeypatch):
+    """Planted: the item of an 'open' bug passes on the release: no ISSUE.md is written for
+    it (a report of a bug that is gone), and why is said."""
+    from types import SimpleNamespace
+
+    from harness.case import find_case
+    from harness.triage import open_bugs
+
+    case = find_case("topk-uint8-compared-as-signed", require_golden=False)
+    passing = SimpleNamespace(outcome="pass")
+    monkeypatch.setattr(open_bugs, "run_item", lambda *a, **k: passing)
+    settings = SimpleNamespace(toolchain=SimpleNamespace(compiler_version="3.99.0"))
+    with pytest.raises(ValueError, match="passes on 3.99.0: the bug no longer shows"):
+        open_bugs.report(case, tmp_path / "out", settings)
+    assert not (tmp_path / "out" / "ISSUE.md").exists()

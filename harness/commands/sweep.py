@@ -184,12 +184,15 @@ def _reduce(args: argparse.Namespace) -> int:
         raise CaseError(f"sweep reduce: {e}") from None
     print(render(reduction, args.item))
     if args.slug:
-        args.variant = "::".join(parts[:2])
-        return _promote(args, reduction.after)
+        return promote("::".join(parts[:2]), args.slug, args.issue, args.title, reduction.after)
     return 0
 
 
-def _promote(args: argparse.Namespace, program=None) -> int:
+def _promote(args: argparse.Namespace) -> int:
+    return promote(args.variant, args.slug, args.issue, args.title)
+
+
+def promote(ref: str, slug: str, issues: list[str], title: str | None, program=None) -> int:
     """The variant's program (or `program`, a reduction of it) as a case, through the same
     scaffold as `new-case`."""
     import tempfile
@@ -201,7 +204,7 @@ def _promote(args: argparse.Namespace, program=None) -> int:
     from ..sweep.materialize import FOUND_BY, materialize, program_of
     from ..sweep.spec import variant_of
 
-    case_id = "::".join(args.variant.split("::")[:2])  # an item named after it is ignored
+    case_id = "::".join(ref.split("::")[:2])  # an item named after it is ignored
     sweep, variant = variant_of(case_id)
     case, made = materialize(sweep, variant, settings_with(resolve()), program)  # its golden, or why not
     if not made.ok:
@@ -212,8 +215,8 @@ def _promote(args: argparse.Namespace, program=None) -> int:
         model = Path(tmp) / "model.py"
         model.write_text(program.source)
         try:
-            d = new_case(CASES_DIR, args.slug, args.issue, args.title or f"{sweep.title}: {variant.id}",
-                         from_torch=str(model), family=sweep.family, found_by="" if args.issue else FOUND_BY,
+            d = new_case(CASES_DIR, slug, issues, title or f"{sweep.title}: {variant.id}",
+                         from_torch=str(model), family=sweep.family, found_by="" if issues else FOUND_BY,
                          targets=list(sweep.targets),
                          tolerance=(table["atol"], table["rtol"]),
                          tolerance_reason=table.get("tolerance_reason", ""))
@@ -225,7 +228,7 @@ def _promote(args: argparse.Namespace, program=None) -> int:
     if extra:
         with (d / "case.toml").open("a") as f:
             f.write("\n".join(extra) + "\n")
-    print(f"wrote {d} from {case.slug}. Next: `iree-regress prove {args.slug} --scan --write` "
-          f"(its windows over the releases), then `iree-regress triage {args.slug}::<item> --out triage/`, "
+    print(f"wrote {d} from {case.slug}. Next: `iree-regress prove {slug} --scan --write` "
+          f"(its windows over the releases), then `iree-regress triage {slug}::<item> --out triage/`, "
           "and search upstream for the thread that describes it.")
     return 0

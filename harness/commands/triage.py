@@ -72,8 +72,8 @@ def _open(args) -> int:
     for case in open_found_bugs([load_case(m) for m in discover()]):
         try:
             r = report(case, out / case.slug, settings, check=args.check)
-        except (ValueError, OSError) as e:  # one case's report failing never stops the others
-            rows.append(f"| {case.slug} | | | | not written: {e} | |")
+        except Exception as e:  # noqa: BLE001 - one case's report failing never stops the others, and is said
+            rows.append(f"| {case.slug} | | | | not written: {type(e).__name__}: {e} | |")
             bad += 1
             continue
         rows.append(f"| {case.slug} | {r.item.name} | {r.outcome} | {r.contrast} | {r.checked or '-'} | {r.seconds:.0f} s |")

@@ -71,6 +71,7 @@ def load_explained(path: Path = EXPLAINED) -> list[Explanation]:
     top = _Reader(Path(path), data)
     top.reject_unknown({"explain"})
     found = []
+    known: dict = {}  # the sweeps by name, read once, when an entry scopes variants
     for e in top.subs("explain"):
         e.reject_unknown({"sweeps", "compiler", "outcome", "match", "reason", "case", "where"})
         outcome = e.get("outcome", str, required=True)
@@ -88,17 +89,19 @@ def load_explained(path: Path = EXPLAINED) -> list[Explanation]:
             raise e.error("reason", "say why this failure is no regression of the variants")
         sweeps = e.str_list("sweeps", ())
         found.append(Explanation(sweeps, e.specifier("compiler"), outcome, match, reason,
-                                 e.get("case", str, ""), _where(e, sweeps)))
+                                 e.get("case", str, ""), _where(e, sweeps, known)))
     return found
 
 
-def _where(entry: _Reader, sweeps: tuple[str, ...]) -> Scope | None:
-    """An entry's `where`: axes its sweeps have (all of them), values of those axes."""
+def _where(entry: _Reader, sweeps: tuple[str, ...], known: dict) -> Scope | None:
+    """An entry's `where`: axes its sweeps have (all of them), values of those axes.
+    `known`: the sweeps by name, filled on first use."""
     if "where" not in entry.table:
         return None
     if not sweeps:
         raise entry.error("where", "name the sweeps whose axes it scopes (sweeps = [...])")
-    known = sweeps_by_name()
+    if not known:
+        known.update(sweeps_by_name())
     missing = [s for s in sweeps if s not in known]
     if missing:
         raise entry.error("sweeps", f"no sweep named {', '.join(map(repr, missing))}")

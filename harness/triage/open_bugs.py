@@ -71,6 +71,9 @@ def report(case: Case, out: Path, settings: Settings, check: bool = False) -> Op
     bug = Bug.of(case)
     item = bug_item(case)
     result = run_item(case, item, settings)
+    if result.outcome == PASS_OUTCOME:  # an "open" bug gone: said, never reported upstream
+        raise ValueError(f"{case.slug}::{item.name} passes on {settings.toolchain.compiler_version}: "
+                         "the bug no longer shows; prove the case again (`iree-regress prove --scan --write`)")
     write_bundle(case, result, settings, out, force=True)
     contrast = nearest_right(case, item, bug, settings)
     issue = out / "ISSUE.md"
