@@ -17,6 +17,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from . import path_options
+from .onnx_frontend import FRONTENDS, REFERENCE_NAME
 from .outcomes import parse_stage_outcome
 from .targets import DEFAULT_TARGETS, OPT_LEVELS, TARGETS, family_of
 
@@ -202,6 +203,7 @@ class Case:
     reference: Path | None  # reference.py for mlir numeric cases
     function: str
     dynamic_shapes: str  # name of the model.py function giving the export's dynamic_shapes
+    frontend: str  # how the PyTorch program reaches IREE: "torch" or "onnx" (FRONTENDS)
     targets: tuple[str, ...]
     opt_levels: tuple[str, ...]
     flags: tuple[str, ...]
@@ -214,6 +216,9 @@ class Case:
     expectations: tuple[Expectation, ...]
     history: History
     raw: dict = field(repr=False, compare=False, default_factory=dict)
+    # What a generated sweep variant's program is made of (its dtype, dims, context ops):
+    # what the report's heat maps group it by. Cases and grid variants: none.
+    traits: tuple[str, ...] = ()
 
     @property
     def inputs_dir(self) -> Path:
@@ -227,6 +232,11 @@ class Case:
     def runs_module(self) -> bool:
         """Whether its matrix items run the module (numeric and run cases), not only compile it."""
         return self.kind in ("numeric", "run")
+
+    @property
+    def reference_name(self) -> str:
+        """What the golden and the reference run are: PyTorch eager, or ONNX Runtime."""
+        return REFERENCE_NAME[self.frontend]
 
     @property
     def reference_program(self) -> Path | None:
@@ -532,7 +542,7 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
     source = top.sub("source") if "source" in data else None
     if source is None:
         raise top.error("source", "is required but missing")
-    source.reject_unknown({"torch", "mlir", "function", "reference", "variant", "dynamic_shapes"})
+    source.reject_unknown({"torch", "mlir", "function", "reference", "variant", "dynamic_shapes", "frontend"})
     # A torch model may be shared between the shape forms of one program (cases/<other>/).
     torch_model = source.file("torch", case_dir, None, within=case_dir.parent)
     mlir = source.file("mlir", case_dir, None)
@@ -553,6 +563,13 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
     # Which function of model.py gives the export's dynamic_shapes: lets cases share one
     # model in several shape forms (all static, all dynamic, mixed).
     dynamic_shapes = source.get("dynamic_shapes", str, "dynamic_shapes")
+    # How the PyTorch program reaches IREE: iree-turbine's export, or through ONNX
+    # (harness/onnx_frontend.py: ONNX Runtime is then the reference).
+    frontend = source.get("frontend", str, "torch")
+    if frontend not in FRONTENDS:
+        raise source.error("frontend", f"unknown frontend {frontend!r}; allowed: {', '.join(FRONTENDS)}")
+    if frontend != "torch" and torch_model is None:
+        raise source.error("frontend", f"frontend {frontend!r} reads a PyTorch program: give 'torch'")
 
     matrix = top.sub("matrix") if "matrix" in data else _Reader(manifest, {}, "matrix")
     matrix.reject_unknown({"targets", "opt_levels", "flags", "target_flags"})
@@ -614,7 +631,7 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
     return Case(slug=slug, dir=case_dir, manifest=manifest, title=title, kind=kind,
                 issues=issues, prs=prs, family=family, found_by=found_by, torch_model=torch_model, mlir=mlir,
                 variants=tuple(variants), reference=reference, function=function,
-                dynamic_shapes=dynamic_shapes,
+                dynamic_shapes=dynamic_shapes, frontend=frontend,
                 targets=targets, opt_levels=opt_levels, flags=flags, target_flags=target_flags,
                 atol=atol, rtol=rtol, tolerance_reason=tolerance_reason, output_rules=tuple(rules),
                 ir_checks=tuple(ir_checks),

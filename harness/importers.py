@@ -24,13 +24,14 @@ def export_mlir(model_path: Path, shapes_function: str = "dynamic_shapes") -> st
 
 
 @functools.lru_cache(maxsize=None)
-def versions() -> dict[str, str]:
-    """Versions that decide what an import produces (part of its cache key). Read once
-    per process: package metadata parsing costs milliseconds per call."""
+def versions(packages: tuple[str, ...] = ("torch", "iree-turbine")) -> dict[str, str]:
+    """Versions that decide what an import produces (part of its cache key): the torch
+    path's by default. Read once per process: package metadata parsing costs
+    milliseconds per call."""
     from importlib.metadata import PackageNotFoundError, version
 
     out = {}
-    for pkg in ("torch", "iree-turbine"):
+    for pkg in packages:
         try:
             out[pkg] = version(pkg)
         except PackageNotFoundError:

@@ -130,6 +130,7 @@ class ItemRecord:
     nodeid: str = ""
     attempts: list[str] = field(default_factory=list)  # outcomes of --retries, when retried
     run_id: str = ""
+    traits: list[str] = field(default_factory=list)  # a generated variant's (Case.traits)
 
     @property
     def ref(self) -> ItemRef:

@@ -69,6 +69,7 @@ class ItemResult:
                           compiler=self.compiler, compile_only=self.compile_only,
                           seconds=round(self.seconds, 3), issues=list(self.case.threads),
                           family=self.case.family, windows=self.case.history.describe(),
+                          traits=list(self.case.traits),
                           stages=list(self.stages), reproducer=self.reproducer(),
                           **extra)
 

@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import older_releases, targets, vulkan_layer
+from . import older_releases, onnx_frontend, targets, vulkan_layer
 from .cache import Cache, digest, read_meta
 from .case import Case, IrCheck
 from .compare import compare_outputs
@@ -176,19 +176,34 @@ def run_torch_job(stage: str, args: list, settings: Settings, writable: Path) ->
     return stage_from_process(stage, proc, display(argv))
 
 
-def write_golden_sandboxed(program: Path, case_dir: Path, settings: Settings) -> StageResult:
+def write_golden_sandboxed(program: Path, case_dir: Path, settings: Settings,
+                           frontend: str = "torch") -> StageResult:
     """inputs/ and expected/ of a case from its PyTorch program (`iree-regress golden`,
-    new-case): the program runs in the sandbox with only the case's folder writable."""
+    new-case): the program runs in the sandbox with only the case's folder writable. The
+    golden is the frontend's reference (PyTorch eager, or ONNX Runtime)."""
     case_dir = Path(case_dir).resolve()
-    return run_torch_job("reference", [Path(program).resolve(), "--golden", case_dir], settings,
-                         writable=case_dir)
+    return run_torch_job("reference", [Path(program).resolve(), "--golden", case_dir, *frontend_args(frontend)],
+                         settings, writable=case_dir)
+
+
+def frontend_args(frontend: str) -> list[str]:
+    """The torch job's arguments for a frontend (none for the default, torch)."""
+    return [] if frontend == "torch" else [f"--frontend={frontend}"]
+
+
+def frontend_key(frontend: str) -> tuple:
+    """What a frontend adds to a torch job's cache key: nothing for torch (its keys stay
+    as they were), the frontend and its packages' versions for the others."""
+    from .importers import versions
+
+    return () if frontend == "torch" else (frontend, versions(onnx_frontend.PACKAGES))
 
 
 def torch_job_key(case: Case, import_mlir: bool) -> str:
     from .importers import versions  # cheap: reads package metadata only
 
     return digest("torch-job", case.reference_program, [p.read_bytes() for p in npy_files(case.inputs_dir)],
-                  versions(), import_mlir, case.dynamic_shapes if import_mlir else "")
+                  versions(), import_mlir, case.dynamic_shapes if import_mlir else "", *frontend_key(case.frontend))
 
 
 def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageResult, Path | None]:
@@ -201,6 +216,7 @@ def torch_job(case: Case, settings: Settings, import_mlir: bool) -> tuple[StageR
         args = [program, case.inputs_dir, out]
         if import_mlir:
             args += ["--import-mlir", f"--dynamic-shapes={case.dynamic_shapes}"]
+        args += frontend_args(case.frontend)
         result = run_torch_job(stage, args, settings, writable=out)
         if result.ok and import_mlir and not (out / "model.mlir").is_file():
             result.status, result.detail = GARBAGE, "the import wrote no model.mlir"
@@ -453,22 +469,22 @@ def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> 
     if not eager_result.ok:
         # Not the compiler's fault: its own stage, so it never reads as wrong numbers.
         return StageResult("reference", eager_result.status,
-                           f"PyTorch eager reference failed: {eager_result.detail}",
+                           f"{case.reference_name} reference failed: {eager_result.detail}",
                            eager_result.log, eager_result.command)
     eager = [np.load(p) for p in npy_files(entry) if p.name.startswith("eager")]
     ran = [] if eager_result.cached or not eager_result.command else [eager_result.command]
     if len(eager) == len(golden) and all(np.array_equal(e, g, equal_nan=True)
                                          for e, g in zip(eager, golden)):
-        checks[0] = replace(checks[0], against="golden (= PyTorch eager today)")
+        checks[0] = replace(checks[0], against=f"golden (= {case.reference_name} today)")
     else:  # the golden drifted from today's PyTorch: judge against both, say which
         checks.append(compare_outputs(outputs, eager, inputs, case.atol, case.rtol,
-                                      case.output_rules, "PyTorch eager today"))
+                                      case.output_rules, f"{case.reference_name} today"))
     data = {"comparisons": [c.as_dict() for c in checks], **({ALSO_RAN: ran} if ran else {})}
     # A golden that PyTorch no longer reproduces is wrong itself: no known bug may hide it.
     drift = compare_outputs(eager, golden, inputs, case.atol, case.rtol, case.output_rules,
-                            "PyTorch eager today") if len(checks) > 1 else None
+                            f"{case.reference_name} today") if len(checks) > 1 else None
     if drift is not None and not drift.ok:
-        data["golden_drift"] = drift.summary().replace("vs PyTorch eager today: ", "", 1)
+        data["golden_drift"] = drift.summary().replace(f"vs {case.reference_name} today: ", "", 1)
     ok = all(c.ok for c in checks)
     detail = " | ".join(c.summary() for c in checks if not c.ok) if not ok else \
         " | ".join(c.summary() for c in checks)

@@ -1,20 +1,23 @@
 """The one place the harness runs PyTorch: a subprocess, so a torch or iree-turbine
 crash is a recorded import failure and pytest workers never pay for `import torch`.
 
-    python -m harness.torch_job PROGRAM.py INPUTS_DIR OUT_DIR [--import-mlir [--dynamic-shapes FN]]
-    python -m harness.torch_job PROGRAM.py --golden CASE_DIR [--import-mlir [--dynamic-shapes FN]]
+    python -m harness.torch_job PROGRAM.py INPUTS_DIR OUT_DIR [--import-mlir [--dynamic-shapes FN]] [--frontend onnx]
+    python -m harness.torch_job PROGRAM.py --golden CASE_DIR [--import-mlir [--dynamic-shapes FN]] [--frontend onnx]
 
 writes OUT_DIR/eager<i>.npy (eager outputs on the stored inputs) and, with
 --import-mlir, OUT_DIR/model.mlir (iree-turbine export); with --golden, the program's
 example inputs and eager outputs as CASE_DIR/inputs/ and CASE_DIR/expected/ (a sweep
 variant's golden), and with --import-mlir too, what the import would then write as
-CASE_DIR/import/ (one PyTorch start-up for both).
+CASE_DIR/import/ (one PyTorch start-up for both). With --frontend onnx the program goes
+through ONNX instead (harness/onnx_frontend.py): the reference is ONNX Runtime on the
+exported model, and the import is iree-import-onnx's.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 
@@ -30,7 +33,10 @@ def main(argv=None) -> int:
     parser.add_argument("--import-mlir", action="store_true")
     parser.add_argument("--dynamic-shapes", default="dynamic_shapes",
                         help="the model.py function that gives the export's dynamic_shapes")
+    parser.add_argument("--frontend", choices=("torch", "onnx"), default="torch")
     args = parser.parse_args(argv)
+    if args.frontend == "onnx":
+        return _through_onnx(args, parser)
     if args.golden is not None:
         from .reference import save_arrays, write_golden
 
@@ -58,6 +64,36 @@ def main(argv=None) -> int:
         from .importers import export_mlir
 
         (args.out_dir / "model.mlir").write_text(export_mlir(args.program, args.dynamic_shapes))
+    return 0
+
+
+def _through_onnx(args, parser) -> int:
+    from .onnx_frontend import example_inputs, export_onnx, import_mlir, runtime_outputs
+    from .reference import load_arrays, save_arrays
+
+    if args.golden is not None:
+        # The model beside the import it makes, or (golden alone) out of the case's folder.
+        out = args.golden / "import" if args.import_mlir else Path(tempfile.mkdtemp(prefix="onnx-"))
+        out.mkdir(parents=True, exist_ok=True)
+        model = export_onnx(args.program, args.dynamic_shapes, out)
+        inputs = example_inputs(args.program)
+        outputs = runtime_outputs(model, inputs)
+        save_arrays(args.golden / "inputs", "input", inputs)
+        save_arrays(args.golden / "expected", "output", outputs)
+    else:
+        if args.out_dir is None:
+            parser.error("INPUTS_DIR and OUT_DIR are required without --golden")
+        out = args.out_dir
+        model = export_onnx(args.program, args.dynamic_shapes, out)
+        outputs = runtime_outputs(model, load_arrays(args.inputs_dir))
+    save_arrays(out, "eager", outputs)
+    if args.import_mlir:
+        try:
+            (out / "model.mlir").write_text(import_mlir(model))
+        except Exception:  # the import stage runs it again and records its failure
+            if args.golden is None:
+                raise
+            traceback.print_exc()
     return 0
 
 

@@ -193,6 +193,8 @@ BAD = [
     ("unknown-top-field", set_in("titel", "typo"), "titel", "unknown field"),
     ("unknown-matrix-field", set_in("matrix.target", ["cpu"]), "matrix.target", "unknown field"),
     ("unknown-source-field", set_in("source.model", "m.py"), "source.model", "unknown field"),
+    ("unknown-frontend", set_in("source.frontend", "tflite"), "source.frontend", "unknown frontend"),
+    ("onnx-frontend-of-mlir", set_in("source.frontend", "onnx"), "source.frontend", "reads a PyTorch program"),
     ("unknown-expect-field", set_in("expect.0.targetz", ["hip"]), "expect[0].targetz",
      "unknown field"),
     ("unknown-compare-output-field", set_in("compare.output.0.dim", 1), "compare.output[0].dim",

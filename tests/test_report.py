@@ -293,3 +293,65 @@ def test_a_results_file_that_cannot_be_read_is_one_line_naming_it(tmp_path, caps
     (tmp_path / "run.jsonl").write_text("")
     with pytest.raises(SystemExit, match="topk-sigmoid: cannot read these results"):
         cli_main(["expect", "--update", "--from", str(tmp_path / "run.jsonl"), "topk-sigmoid"])
+
+
+def _nightly_items():
+    """A nightly's shape: four families' sweeps with hundreds of variants (grid axes and
+    generated programs with traits), a few cases, one variant failing anew."""
+    ok = [stage("import"), stage("compile"), stage("run"), stage("compare")]
+    known = [stage("import"), stage("compile", "fail", "error: known")]
+    items = [item("a-case-about-topk", f"cpu-{lvl}", "PASS", ok) for lvl in ("O0", "O3")]
+    for family in ("attention", "scatter", "topk", "transpose"):
+        for n in range(150):
+            grid = f"{family}::dtype={('f16', 'f32', 'i32')[n % 3]},dims={('static', 'dynamic')[n % 2]},n={n}"
+            deep = f"{family}-deep::flags={('default', 'data_tiling')[n % 2]},seed={n}"
+            for case, traits in ((grid, []), (deep, [f"dtype=f{16 * (1 + n % 2)}", f"context=ctx{n % 9}"])):
+                for lvl in ("O0", "O3"):
+                    failing = n % 3 == 0 and case == grid
+                    record = item(case, f"cpu-{lvl}", "XFAIL" if failing else "PASS", known if failing else ok)
+                    record.family, record.traits = family, traits
+                    items.append(record)
+    last = items[-1]  # transpose-deep seed 149: dtype=f32, context=ctx5
+    items[-1] = item(last.case, last.item, "FAIL", known)
+    items[-1].family, items[-1].traits = last.family, last.traits
+    return items
+
+
+@pytest.mark.harness
+def test_sweeps_are_heat_maps_and_only_variants_that_need_a_reader_are_matrix_rows(tmp_path):
+    from harness.report.heatmap import heat_maps
+
+    model = build(write_results(tmp_path / "night.jsonl", _nightly_items()))
+    heats = {h.family: h for h in heat_maps(model)}
+    assert sorted(heats) == ["attention", "scatter", "topk", "transpose"]
+    topk = heats["topk"]
+    assert topk.variants == 300 and topk.sweeps == {"topk", "topk-deep"}
+    f16 = topk.rows["dtype=f16"]["cpu"]  # 50 grid variants (all failing as recorded) + 75 generated
+    assert (f16.failing, f16.new, f16.items) == (100, 0, 250)
+    assert "seed=0" not in topk.rows and "context=ctx3" in topk.rows  # seeds are draws, not axes
+    assert heats["transpose"].rows["context=ctx5"]["cpu"].new == 1
+    page = html_page(model)
+    assert page.count("<td class='case'") == 2  # the case and the one variant failing anew
+    assert "transpose-deep::flags=data_tiling,seed=149" in page and "seed=148" not in page
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian package chromium not installed")
+def test_a_nightly_reports_first_screen_at_1400_shows_the_gate_changes_and_heat_maps(tmp_path):
+    """Screenshot test: at 1400x1000 the gate, what changed and the heat maps are on the
+    first screen, and no case or axis name runs over its cell."""
+    night = write_results(tmp_path / "night.jsonl", _nightly_items())
+    before = write_results(tmp_path / "before.jsonl", [i for i in _nightly_items()[:-1]])
+    page = tmp_path / "report.html"
+    page.write_text(html_page(build(night, before)))
+    flags = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000",
+             "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=2000"]
+    dom = subprocess.run([*flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    seen = json.loads(re.search(r'<pre id="render-check" hidden="">(.*?)</pre>', dom, re.S)
+                      .group(1).replace("&quot;", '"'))
+    assert seen["viewport"] == 1400 and seen["overflowing_names"] == 0, seen
+    assert 0 < seen["gate_top"] < seen["heat_top"] < seen["viewport_height"] - 250, seen
+    shot = tmp_path / "first-screen.png"
+    subprocess.run([*flags, f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120)
+    header = shot.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(header[16:20], "big") == 1400

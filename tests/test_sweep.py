@@ -70,6 +70,7 @@ def expect(where: str, match: str = "", outcome: str = "compare-fail", reason: s
     (TINY + '[[exclude]]\nwhen = { n = 3 }\nreason = "x"\n', "exclude[0].when.n"),
     (TINY + '[[exclude]]\nwhen = { n = 2 }\n', "exclude[0].reason"),
     (TINY.replace('[sweep]', '[sweep]\nstrategy = "random"'), "sweep.strategy"),
+    (TINY.replace('[sweep]', '[sweep]\nfrontend = "tflite"'), "sweep.frontend"),
     (TINY + '[[expect]]\noutcome = "compile-oops"\nreason = "x"\n', "expect[0].outcome"),
     (TINY + expect("size = [1]"), "expect[0].where.size"),
     (TINY + expect('op = ["pluss"]'), "expect[0].where.op"),

@@ -60,13 +60,14 @@ def cmd_golden(args) -> int:
         if case.reference_program is None:
             print(f"{case.slug}: no PyTorch program (kind {case.kind}); nothing to write")
             continue
-        made = write_golden_sandboxed(case.reference_program, case.dir, settings)
+        made = write_golden_sandboxed(case.reference_program, case.dir, settings, case.frontend)
         if not made.ok:
             print(f"{case.slug}: {case.reference_program.name} could not run: {made.detail}", file=sys.stderr)
             status = 1
             continue
         print(f"{case.slug}: wrote {len(npy_files(case.dir / 'inputs'))} input(s), "
-              f"{len(npy_files(case.dir / 'expected'))} expected output(s) from {case.reference_program.name}")
+              f"{len(npy_files(case.dir / 'expected'))} expected output(s) from {case.reference_program.name} "
+              f"({case.reference_name})")
     return status
 
 

@@ -16,6 +16,7 @@ from ..outcomes import (CELL_COMPILE_ONLY, CELL_ERROR, CELL_FAIL, CELL_SKIP, CEL
 from ..case import ISSUE_REF
 from ..record import ItemRecord
 from ..signatures import signature_of
+from .heatmap import heat_maps, heat_maps_html, needs_a_reader, sweep_of
 from .rundiff import not_run_reason
 from .summary import ReportModel, cell_label, diagnosis
 
@@ -143,13 +144,15 @@ def markdown(model: ReportModel) -> str:
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222;max-width:1380px}
+h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin:12px 0 4px}ul{margin:4px 0}
+.env{font-size:12px}
 .wrap{max-height:80vh;overflow:auto;border:1px solid #ddd}
 table.matrix{border-collapse:separate;border-spacing:0}
 .matrix th,.matrix td{padding:1px 2px;text-align:center;font-size:12px;border:1px solid #fff}
 .matrix thead th{position:sticky;background:#eee;z-index:2}
 .matrix thead tr:first-child th{top:0}.matrix thead tr:nth-child(2) th{top:19px}
 .matrix td.case,.matrix th.case{position:sticky;left:0;z-index:1;text-align:left;background:#fafafa;
-  max-width:340px;min-width:260px;white-space:normal}
+  max-width:340px;min-width:260px;white-space:normal;overflow-wrap:anywhere}
 .matrix thead th.case{z-index:3}
 td.cell{width:22px;min-width:22px;color:#fff}td.cell a{color:inherit;text-decoration:none;display:block}
 td.ir{text-align:left;min-width:180px}.chip{display:inline-block;padding:0 4px;margin:1px;border-radius:3px;color:#fff}
@@ -158,6 +161,12 @@ td.ir{text-align:left;min-width:180px}.chip{display:inline-block;padding:0 4px;m
 .legend span{display:inline-block;padding:2px 8px;margin:2px;border-radius:3px;color:#fff;font-size:12px}
 pre{background:#f5f5f5;padding:8px;overflow:auto;max-height:240px;font-size:12px}
 .env td{padding:1px 8px}.diff li{margin:2px 0}
+.heat{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}
+.fam{max-height:340px;overflow:auto;border:1px solid #ddd;padding:0 6px 6px;max-width:306px}
+.fam h3{font-size:13px;margin:4px 0;position:sticky;top:0;background:#fff}
+table.heatmap{border-collapse:collapse;font-size:11px}.heatmap th,.heatmap td{padding:1px 4px;border:1px solid #eee}
+.heatmap td.lbl{text-align:left;max-width:150px;overflow-wrap:anywhere}.heatmap td.h{text-align:center;min-width:34px}
+.heatmap td.dark{color:#fff}
 table.bugs{border-collapse:collapse}.bugs td,.bugs th{border-bottom:1px solid #eee;padding:2px 8px;text-align:left;font-size:13px}
 """ + "".join(f".s-{s.name}{{background:{s.colour}" + (";color:#222" if s.dark_text else "") + "}"
               for s in CELL_STATES.values())
@@ -168,9 +177,17 @@ _CHECK_JS = """
 (function(){var cells=document.querySelectorAll('.cell,.chip');var by={};
 for(var i=0;i<cells.length;i++){var c=getComputedStyle(cells[i]).backgroundColor;by[c]=(by[c]||0)+1;}
 var heads=document.querySelectorAll('table.matrix thead tr:first-child th');var last=heads[heads.length-1];
+var over=0,names=document.querySelectorAll('td.case,td.lbl');for(var j=0;j<names.length;j++){
+ if(names[j].scrollWidth>names[j].clientWidth+1)over++;}
+var heat=document.querySelector('.heat'),gate=document.querySelector('h2.gate');
 document.getElementById('render-check').textContent=JSON.stringify({cells:cells.length,colours:by,
- last_column_right:last?Math.round(last.getBoundingClientRect().right):0,viewport:window.innerWidth});})();
+ last_column_right:last?Math.round(last.getBoundingClientRect().right):0,viewport:window.innerWidth,
+ overflowing_names:over,heat_top:heat?Math.round(heat.getBoundingClientRect().top):-1,
+ gate_top:gate?Math.round(gate.getBoundingClientRect().top):-1,viewport_height:window.innerHeight});})();
 """
+
+
+_LISTED = 12  # names listed in a "since the previous run" line before they fold away
 
 
 def _e(text) -> str:
@@ -222,10 +239,11 @@ def _anchor(key: str) -> str:
     return "d-" + hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-def _detail_groups(model: ReportModel) -> list[tuple[str, list[ItemRecord]]]:
-    """One block per case x verdict x signature: sixteen items failing one way are one block."""
+def _detail_groups(rows: list) -> list[tuple[str, list[ItemRecord]]]:
+    """One block per case x verdict x signature: sixteen items failing one way are one block
+    (of the rows the matrix shows)."""
     groups: dict[tuple[str, str, str], list[ItemRecord]] = {}
-    for row in model.rows:
+    for row in rows:
         for item in [*row.cells.values(), *row.ir_cells, *row.errors]:
             if _has_detail(item):
                 groups.setdefault((row.slug, item.verdict, signature_of(item)), []).append(item)
@@ -262,7 +280,7 @@ def html_page(model: ReportModel) -> str:
     parts += [f"<tr><th align=left>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in _env_lines(model.environment)]
     parts.append(f"</table><p><b>{len(model.items)} items</b>: {_e(_verdict_counts(model))}</p>")
     gate = model.gate_lines()
-    parts.append(f"<h2>Gate: {'FAIL' if gate else 'pass'}</h2><ul class='gate'>"
+    parts.append(f"<h2 class='gate'>Gate: {'FAIL' if gate else 'pass'}</h2><ul class='gate'>"
                  + "".join(f"<li>{_e(line)}</li>" for line in gate) + "</ul>")
     if model.perf:
         parts.append(f"<h2>Performance: {len(model.perf)} change(s) past the items' own noise</h2><ul>"
@@ -277,16 +295,26 @@ def html_page(model: ReportModel) -> str:
     if model.diff is not None:
         d = model.diff
         parts.append("<h2>Since the previous run</h2><ul class='diff'>")
-        for title, keys in (("New failures", [i.key for i in d.new_failures]),
-                            ("Unexpected passes", [i.key for i in d.unexpected_passes]),
-                            ("Errors", [i.key for i in d.errors]), ("Vanished items", d.gone),
-                            ("Flaky", [i.key for i in d.flaky]),
-                            ("Coverage lost (ran before, only compiled now)", [i.key for i in d.coverage_lost]),
-                            ("New passes", [i.key for i in d.new_passes])):
-            names = ", ".join(_e(k) for k in keys) or "none"
+        lines = [(title, keys) for title, keys in (
+            ("New failures", [i.key for i in d.new_failures]),
+            ("Unexpected passes", [i.key for i in d.unexpected_passes]),
+            ("Errors", [i.key for i in d.errors]), ("Vanished items", d.gone),
+            ("Flaky", [i.key for i in d.flaky]),
+            ("Coverage lost (ran before, only compiled now)", [i.key for i in d.coverage_lost]),
+            ("New passes", [i.key for i in d.new_passes]),
+            ("Compile-time changes", [f"{c.key} {c.before:.1f}s→{c.after:.1f}s" for c in d.time_changes]))]
+        for title, keys in lines:
+            if not keys:
+                continue
+            names = ", ".join(_e(k) for k in keys)
+            if len(keys) > _LISTED:  # a new release can change hundreds: the count stays in view
+                names = f"<details><summary>show</summary>{names}</details>"
             parts.append(f"<li><b>{title}</b> ({len(keys)}): {names}</li>")
-        changes = ", ".join(_e(f"{c.key} {c.before:.1f}s→{c.after:.1f}s") for c in d.time_changes) or "none"
-        parts.append(f"<li><b>Compile-time changes</b> ({len(d.time_changes)}): {changes}</li></ul>")
+        # What did not change, on one line: the first screen keeps room for the heat maps.
+        unchanged = [title.split(" (")[0].lower() for title, keys in lines if not keys]
+        if unchanged:
+            parts.append(f"<li>None: {_e(', '.join(unchanged))}</li>")
+        parts.append("</ul>")
         if d.config_changes:
             parts.append("<h3>Attention configuration changes (information, not failures)</h3><table>"
                          "<tr><th>item</th><th>dispatch</th><th>field</th><th>before</th><th>after</th></tr>"
@@ -294,7 +322,12 @@ def html_page(model: ReportModel) -> str:
                                    f"<td>{_e(c.before)}</td><td>{_e(c.after)}</td></tr>" for c in d.config_changes)
                          + "</table>")
 
-    details = _detail_groups(model)
+    # Sweep variants are counted in the heat maps; the matrix keeps those that need a reader.
+    shown = [r for r in model.rows if sweep_of(r) is None or needs_a_reader(r, model.diff)]
+    hidden = len(model.rows) - len(shown)
+    variants_shown = sum(1 for r in shown if sweep_of(r) is not None)
+    parts.append(heat_maps_html(heat_maps(model), variants_shown, hidden))
+    details = _detail_groups(shown)
     anchor_of = {item.key: anchor for anchor, items in details for item in items}
     parts.append("<h2>Matrix</h2><div class='legend'>" + "".join(
         f"<span class='s-{s.name}' title='{_e(s.meaning)}'>{_e(s.mark)} {_e(s.name)}</span>"
@@ -308,7 +341,7 @@ def html_page(model: ReportModel) -> str:
     parts.append("<div class='wrap'><table class='matrix'><thead>"
                  f"<tr><th class='case' rowspan='2'>case: status, windows, issues</th>{head1}{ir_head}</tr>"
                  f"<tr>{head2}</tr></thead><tbody>")
-    for row in model.rows:
+    for row in shown:
         links = " ".join(f"<a href='{_e(url)}'>{_e(ref)}</a>" for ref, url in row.issue_links())
         errors = "".join(f"<br><a href='#{anchor_of.get(i.key, '')}'>{_e(i.outcome)}</a>" for i in row.errors)
         tds = [f"<td class='case' title='{_e(row.title)}'><b>{_e(row.slug)}</b> "

@@ -149,12 +149,15 @@ def compose(seed: int, family: str, family_op, dtypes=("f32", "f16", "i32"), ran
     if "dynamic" in drop:
         dims = "static"
 
+    contexts = []
+
     def draw(slot: str, choices=None) -> None:
         draft.rng = random.Random(f"{family}:{seed}:{slot}")
         if choices is None:
             family_op(draft)
         else:
             _draw(draft, choices)
+            contexts.append(draft.recipe[-1])
 
     draft.body.append("y = x")
     if "producer" in slots:
@@ -176,4 +179,6 @@ def compose(seed: int, family: str, family_op, dtypes=("f32", "f16", "i32"), ran
            "Drawn by harness/sweep/compose.py from the seed; the same on every machine.")
     # Compared at the precision of the loosest float the value passed through.
     compared = "f16" if draft.dtype in FLOATS and "f16" in draft.seen else draft.dtype
-    return Program(model_source(doc, draft.args, draft.body, draft.inputs, dynamic), dtype=compared)
+    traits = (f"dtype={first[0]}", f"dims={dims}", *sorted({f"context={c}" for c in contexts}))
+    return Program(model_source(doc, draft.args, draft.body, draft.inputs, dynamic), dtype=compared,
+                   traits=traits)

@@ -14,16 +14,18 @@ import functools
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from ..cache import digest
 from ..case import Case, CaseError, case_from_table
 from ..importers import versions
+from ..onnx_frontend import REFERENCE_NAME
 from ..outcomes import OK
 from ..record import StageResult
 from ..process import BOUNDS, run_bounded
 from ..sandbox import Sandbox, probe as sandbox_probe
-from ..stages import Settings, cached_step, run_torch_job, torch_job_key
+from ..stages import Settings, cached_step, frontend_args, frontend_key, run_torch_job, torch_job_key
 from .program import Program
 from .spec import Sweep, Variant, variant_of
 
@@ -54,7 +56,8 @@ def built_by(path: Path, sandbox: Sandbox, points: dict[str, dict] | None = None
             last = (proc.stderr_tail().strip().splitlines() or [proc.status()])[-1]
             raise CaseError(f"{path}: its builder failed ({proc.status()}): {last[:300]}")
         built = json.loads(out.read_text())
-    return {vid: Program(p["source"], p["dtype"], tuple(p["outputs"])) for vid, p in built.items()}
+    return {vid: Program(p["source"], p["dtype"], tuple(p["outputs"]), tuple(p.get("traits", ())))
+            for vid, p in built.items()}
 
 
 def program_of(sweep: Sweep, variant: Variant, sandbox: Sandbox | None = None) -> Program:
@@ -68,7 +71,8 @@ def case_table(sweep: Sweep, variant: Variant, program: Program) -> dict:
     """The variant's case.toml, as a table (sweep --promote writes it out)."""
     levels = sorted({lvl for per in sweep.levels.values() for lvl in per})
     return {"title": f"{sweep.title}: {variant.id}", "kind": "numeric", "issues": [],
-            "found_by": FOUND_BY, "family": sweep.family, "source": {"torch": "model.py"},
+            "found_by": FOUND_BY, "family": sweep.family,
+            "source": {"torch": "model.py", **({"frontend": sweep.frontend} if sweep.frontend != "torch" else {})},
             "matrix": {"targets": list(sweep.targets), "opt_levels": levels,
                        "flags": list(sweep.flags_of(variant.values()))},
             "compare": program.compare_table(),
@@ -90,19 +94,20 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings,
     def golden(out: Path):
         (out / "model.py").write_bytes(source)
         # The import too: the variant's items then find it cached (store_import).
-        result = run_torch_job("reference", [out / "model.py", "--golden", out, "--import-mlir"], settings,
-                               writable=out)
+        result = run_torch_job("reference", [out / "model.py", "--golden", out, "--import-mlir",
+                                             *frontend_args(sweep.frontend)], settings, writable=out)
         if result.ok:
-            result.detail = "golden: PyTorch eager on the variant's example inputs"
+            result.detail = f"golden: {REFERENCE_NAME[sweep.frontend]} on the variant's example inputs"
             return result, {str(p.relative_to(out)): p for p in out.rglob("*") if p.is_file()}
-        result.detail = f"PyTorch could not run the variant: {result.detail}"
+        result.detail = f"{REFERENCE_NAME[sweep.frontend]} could not run the variant: {result.detail}"
         return result, {}
 
-    made, entry = cached_step(settings, "sweep-golden", digest("sweep-golden", source, versions()),
+    made, entry = cached_step(settings, "sweep-golden",
+                              digest("sweep-golden", source, versions(), *frontend_key(sweep.frontend)),
                               golden, path=src_entry)
     case_dir = entry if made.ok else src_entry
-    case = case_from_table(case_table(sweep, variant, program), sweep.path, case_dir,
-                           variant.case_id, require_golden=made.ok)
+    case = replace(case_from_table(case_table(sweep, variant, program), sweep.path, case_dir,
+                                   variant.case_id, require_golden=made.ok), traits=program.traits)
     if made.ok:
         store_import(case, entry / "import", settings)
     return case, made

@@ -30,6 +30,9 @@ class Program:
     source: str  # model.py
     dtype: str  # of the outputs compared: picks the tolerances
     outputs: tuple[dict, ...] = field(default=())  # [[compare.output]] rules (indices outputs)
+    # What a generated program is made of, as "dtype=f16", "dims=dynamic", "context=cast":
+    # the report's heat maps count failures by them (a grid's variant id says its own).
+    traits: tuple[str, ...] = field(default=())
 
     def compare_table(self) -> dict:
         atol, rtol, why = TOLERANCES[self.dtype]

@@ -4,7 +4,9 @@
               module beside it that turns a point into a PyTorch program), strategy
               ("product", or "pairwise": every pair of axis values in some variant), per
               (pairwise: axes whose every combination gets a covering array of its own),
-              sample (how many variants CI runs)
+              sample (how many variants CI runs), frontend (how the programs reach IREE:
+              "torch", iree-turbine's export, the default; "onnx", through ONNX with ONNX
+              Runtime as the golden: harness/onnx_frontend.py)
     [axes]    name = [values]                 the grid
     [flag_sets] name = ["--flag=value", ...]  compiler flags users turn on; the axis
               `flags` names one per variant (spelled per release, checked as a case's)
@@ -29,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..case import FAMILIES, CaseError, Expectation, _Reader, read_expectations
+from ..onnx_frontend import FRONTENDS
 from ..targets import OPT_LEVELS, TARGETS
 
 SWEEPS_DIR = Path("sweeps")
@@ -103,6 +106,7 @@ class Sweep:
     expectations: tuple[tuple[Scope, frozenset[str], dict], ...] = field(default=(), repr=False)
     name: str = ""  # the ids' prefix (default: the family)
     flag_sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    frontend: str = "torch"  # how its programs reach IREE (onnx_frontend.FRONTENDS)
 
     def __post_init__(self):
         if not self.name:
@@ -246,7 +250,7 @@ def load_sweep(path: Path) -> Sweep:
     if "sweep" not in data:
         raise top.error("sweep", "is required but missing")
     head = top.sub("sweep")
-    head.reject_unknown({"family", "name", "title", "builder", "strategy", "per", "sample"})
+    head.reject_unknown({"family", "name", "title", "builder", "strategy", "per", "sample", "frontend"})
     family = head.get("family", str, required=True)
     if family not in FAMILIES or family == "other":
         raise head.error("family", f"unknown family {family!r}; allowed: {', '.join(FAMILIES[:-1])}")
@@ -296,12 +300,15 @@ def load_sweep(path: Path) -> Sweep:
     for axis in per:
         if axis not in axes:
             raise head.error("per", f"no such axis {axis!r}; axes: {', '.join(axes)}")
+    frontend = head.get("frontend", str, "torch")
+    if frontend not in FRONTENDS:
+        raise head.error("frontend", f"unknown frontend {frontend!r}; allowed: {', '.join(FRONTENDS)}")
     name = head.get("name", str, family)
     if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
         raise head.error("name", f"{name!r}: lower-case words joined by '-'")
     sweep = Sweep(path, family, head.get("title", str, required=True), builder, axes,
                   tuple(exclusions), strategy, per, head.get("sample", int, 12), levels,
-                  tuple(expectations), name, flag_sets)
+                  tuple(expectations), name, flag_sets, frontend)
     every = {v.id for v in sweep.variants()}
     if not every:  # a sweep that runs nothing must not read as a green one
         raise top.error("exclude", "excludes every point of the grid: the sweep has no variant")

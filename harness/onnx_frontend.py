@@ -1,0 +1,72 @@
+"""The ONNX path into IREE for a case's PyTorch program (a case or sweep with
+`frontend = "onnx"`), run inside a torch job like the iree-turbine import.
+
+The program becomes an ONNX model (its `onnx_model()` when it builds one with
+`onnx.helper`, else `torch.onnx.export` of its Model with its dynamic_shapes), which
+`iree-import-onnx` (of the pinned iree-base-compiler, as iree-turbine is pinned for the
+torch path) imports; each release then compiles what that importer wrote, so the
+compiler's ONNX-to-torch conversion is what differs between releases. The reference is
+ONNX Runtime on the same model: what ONNX users compare IREE against.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .reference import as_tuple, load_program
+
+FRONTENDS = ("torch", "onnx")
+REFERENCE_NAME = {"torch": "PyTorch eager", "onnx": "ONNX Runtime"}
+# The packages that decide what this path writes (part of its cache keys).
+PACKAGES = ("onnx", "onnxruntime", "onnxscript", "iree-base-compiler")
+FUNCTION = "main"  # the graph's name, so the imported function is @main as on the torch path
+
+
+def export_onnx(program_path: Path, shapes_function: str, out: Path) -> Path:
+    """out/model.onnx made from the program; its graph named FUNCTION."""
+    import onnx
+
+    program = load_program(program_path)
+    if hasattr(program, "onnx_model"):
+        model = program.onnx_model()
+    else:
+        import torch
+
+        args = tuple(program.example_inputs())
+        dynamic = getattr(program, shapes_function)() if hasattr(program, shapes_function) else None
+        with torch.no_grad():
+            exported = torch.onnx.export(program.Model().eval(), args, dynamic_shapes=dynamic,
+                                         dynamo=True, verbose=False)
+        model = exported.model_proto
+    model.graph.name = FUNCTION
+    path = out / "model.onnx"
+    onnx.save(model, path)
+    return path
+
+
+def runtime_outputs(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """ONNX Runtime's outputs of the model on `inputs`, in the graph's input order."""
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    if len(names) != len(inputs):
+        raise ValueError(f"{model.name} takes {len(names)} inputs, the program gives {len(inputs)}")
+    return [np.asarray(o) for o in as_tuple(session.run(None, dict(zip(names, inputs))))]
+
+
+def import_mlir(model: Path) -> str:
+    """The model as torch-dialect MLIR, by iree-import-onnx."""
+    from iree.compiler.tools.import_onnx import __main__ as importer
+
+    out = model.with_suffix(".mlir")
+    importer.main(importer.parse_arguments([str(model), "-o", str(out)]))
+    return out.read_text()
+
+
+def example_inputs(program_path: Path) -> list[np.ndarray]:
+    from .reference import example_inputs as of_program
+
+    return of_program(load_program(program_path))

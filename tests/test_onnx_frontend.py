@@ -1,0 +1,72 @@
+"""The ONNX frontend (harness/onnx_frontend.py): a PyTorch program exported to ONNX,
+imported by iree-import-onnx, compiled by the pinned release, judged against ONNX
+Runtime. Real tools: torch, onnx, onnxruntime and the pinned iree-base-compiler."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness.case import load_case
+from harness.cli import main as cli
+from harness.item import settings_with
+from harness.runner import run_matrix_item
+from harness.toolchain import resolve
+
+MODEL = '''import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x, y):
+        return (x.permute(1, 0) * 2 + y).softmax(-1)
+
+
+def example_inputs():
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(3, 5, generator=g), torch.randn(5, 3, generator=g))
+'''
+
+CASE = '''title = "permute into softmax, through ONNX"
+kind = "numeric"
+issues = []
+found_by = "a test"
+
+[source]
+torch = "model.py"
+frontend = "onnx"
+
+[matrix]
+targets = ["cpu"]
+opt_levels = ["O0"]
+'''
+
+
+def test_a_case_through_onnx_gets_onnx_runtimes_golden_and_fails_on_a_planted_wrong_value(tmp_path, monkeypatch):
+    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
+    case_dir = tmp_path / "cases" / "permute-softmax-onnx"
+    case_dir.mkdir(parents=True)
+    (case_dir / "model.py").write_text(MODEL)
+    (case_dir / "case.toml").write_text(CASE)
+    assert cli(["golden", str(case_dir)]) == 0
+    assert not (case_dir / "import").exists()  # the exported model stays out of the case
+
+    case = load_case(case_dir / "case.toml")
+    x, y = (np.load(case_dir / "inputs" / f"input{i}.npy") for i in (0, 1))
+    z = x.T * 2 + y
+    want = np.exp(z - z.max(-1, keepdims=True))
+    np.testing.assert_allclose(np.load(case_dir / "expected" / "output0.npy"),
+                               want / want.sum(-1, keepdims=True), rtol=1e-5)
+
+    settings = settings_with(resolve())
+    result = run_matrix_item(case, "cpu", "O0", settings)
+    assert result.outcome == "pass", result.message
+    compare = result.stages[-1]
+    assert "golden (= ONNX Runtime today)" in compare.detail
+    mlir = next((tmp_path / "cache").rglob("model.mlir")).read_text()
+    assert 'torch.operator "onnx.Softmax"' in mlir and "func.func @main(" in mlir
+
+    planted = np.load(case_dir / "expected" / "output0.npy")
+    planted[1, 2] += 0.5
+    np.save(case_dir / "expected" / "output0.npy", planted)
+    result = run_matrix_item(load_case(case_dir / "case.toml"), "cpu", "O0", settings)
+    assert result.outcome == "compare-fail"
+    assert "golden_drift" in result.stages[-1].data  # ONNX Runtime today disagrees with it
