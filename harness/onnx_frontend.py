@@ -19,6 +19,9 @@ from .reference import as_tuple, load_program
 
 FRONTENDS = ("torch", "onnx")
 REFERENCE_NAME = {"torch": "PyTorch eager", "onnx": "ONNX Runtime"}
+# What a sweep variant without a golden says (the program, its export or the reference failed).
+NO_GOLDEN = {"torch": "PyTorch could not run the variant",
+             "onnx": "the variant has no ONNX golden (the export, or ONNX Runtime, failed)"}
 # The packages that decide what this path writes (part of its cache keys).
 PACKAGES = ("onnx", "onnxruntime", "onnxscript", "iree-base-compiler")
 FUNCTION = "main"  # the graph's name, so the imported function is @main as on the torch path
@@ -36,9 +39,12 @@ def export_onnx(program_path: Path, shapes_function: str, out: Path) -> Path:
 
         args = tuple(program.example_inputs())
         dynamic = getattr(program, shapes_function)() if hasattr(program, shapes_function) else None
-        with torch.no_grad():
-            exported = torch.onnx.export(program.Model().eval(), args, dynamic_shapes=dynamic,
-                                         dynamo=True, verbose=False)
+        try:
+            with torch.no_grad():
+                exported = torch.onnx.export(program.Model().eval(), args, dynamic_shapes=dynamic,
+                                             dynamo=True, verbose=False)
+        except Exception as e:  # PyTorch's exporter, not IREE: said in its own words
+            raise RuntimeError(f"torch.onnx.export could not export the program: {type(e).__name__}: {e}") from e
         model = exported.model_proto
     model.graph.name = FUNCTION
     path = out / "model.onnx"
@@ -50,11 +56,14 @@ def runtime_outputs(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """ONNX Runtime's outputs of the model on `inputs`, in the graph's input order."""
     import onnxruntime
 
-    session = onnxruntime.InferenceSession(str(model), providers=["CPUExecutionProvider"])
-    names = [i.name for i in session.get_inputs()]
-    if len(names) != len(inputs):
-        raise ValueError(f"{model.name} takes {len(names)} inputs, the program gives {len(inputs)}")
-    return [np.asarray(o) for o in as_tuple(session.run(None, dict(zip(names, inputs))))]
+    try:
+        session = onnxruntime.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+        names = [i.name for i in session.get_inputs()]
+        if len(names) != len(inputs):
+            raise ValueError(f"{model.name} takes {len(names)} inputs, the program gives {len(inputs)}")
+        return [np.asarray(o) for o in as_tuple(session.run(None, dict(zip(names, inputs))))]
+    except Exception as e:  # the reference's own gap (an op or dtype it lacks), not IREE's
+        raise RuntimeError(f"ONNX Runtime could not run the model: {e}") from e
 
 
 def import_mlir(model: Path) -> str:

@@ -32,8 +32,8 @@ def load_program(path: Path):
     module = load_module(path, f"iree_regress_case_{path.parent.name.replace('-', '_')}_{path.stem}")
     if not hasattr(module, "example_inputs"):
         raise AttributeError(f"{path}: defines no example_inputs()")
-    if not (hasattr(module, "Model") or hasattr(module, "reference")):
-        raise AttributeError(f"{path}: defines neither Model nor reference()")
+    if not (hasattr(module, "Model") or hasattr(module, "reference") or hasattr(module, "onnx_model")):
+        raise AttributeError(f"{path}: defines none of Model, reference() and onnx_model()")
     return module
 
 
@@ -54,7 +54,9 @@ def eager(program, inputs_np: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def example_inputs(program) -> list[np.ndarray]:
-    return [x.detach().cpu().numpy() for x in as_tuple(program.example_inputs())]
+    """The program's example inputs as arrays (torch tensors, or arrays already: an ONNX
+    program's)."""
+    return [x if isinstance(x, np.ndarray) else x.detach().cpu().numpy() for x in as_tuple(program.example_inputs())]
 
 
 def npy_files(directory: Path) -> list[Path]:

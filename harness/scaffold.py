@@ -129,12 +129,14 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
              from_torch: str | None = None, function: str | None = None, family: str | None = None,
              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5),
              tolerance_reason: str = "", targets: list[str] | None = None, flags: list[str] = (),
-             ir_args: list[str] | None = None, run_inputs: list | None = None) -> Path:
+             ir_args: list[str] | None = None, run_inputs: list | None = None,
+             frontend: str = "torch") -> Path:
     """found_by: a case the suite found itself (a sweep variant) needs no issue yet.
     family / targets: None = what the program shows (its ops; the targets it names, else
     cpu alone: a scan of targets the reproducer never named costs four times as much).
     ir_args: an IR case of an MLIR program: iree-opt with these args must complete.
-    run_inputs: a run case of an MLIR program (no golden): these arrays are its inputs/."""
+    run_inputs: a run case of an MLIR program (no golden): these arrays are its inputs/.
+    frontend: how a PyTorch (or ONNX-building) model.py reaches IREE (onnx_frontend.py)."""
     if not SLUG.fullmatch(slug):
         raise ScaffoldError(f"slug {slug!r}: use lower-case words joined by '-'")
     if (not issues and not found_by) or any(not ISSUE_REF.fullmatch(i) for i in issues):
@@ -179,7 +181,7 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             if class_name and class_name != "Model":
                 text += f"\n\n# The harness imports `Model`.\nModel = {class_name}\n"
             (case_dir / "model.py").write_text(text)
-            lines = ['torch = "model.py"']
+            lines = ['torch = "model.py"'] + ([f'frontend = "{frontend}"'] if frontend != "torch" else [])
             golden = True
             note = (f"`model.py` comes from {Path(module_path).name} (TODO: say which issue "
                     "it reproduces and how it was reduced).")
@@ -195,7 +197,7 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             from .toolchain import resolve
 
             program = case_dir / ("model.py" if from_torch else "reference.py")
-            made = write_golden_sandboxed(program, case_dir, settings_with(resolve()))
+            made = write_golden_sandboxed(program, case_dir, settings_with(resolve()), frontend)
             if not made.ok:
                 raise ScaffoldError(f"{program.name} could not make the golden: {made.detail}")
     except Exception:

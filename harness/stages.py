@@ -191,12 +191,15 @@ def frontend_args(frontend: str) -> list[str]:
     return [] if frontend == "torch" else [f"--frontend={frontend}"]
 
 
+@functools.lru_cache(maxsize=None)
 def frontend_key(frontend: str) -> tuple:
     """What a frontend adds to a torch job's cache key: nothing for torch (its keys stay
-    as they were), the frontend and its packages' versions for the others."""
+    as they were); for the others the frontend, its packages' versions and its own code
+    (what it writes, and the words its failures are said in)."""
     from .importers import versions
 
-    return () if frontend == "torch" else (frontend, versions(onnx_frontend.PACKAGES))
+    return () if frontend == "torch" else (frontend, versions(onnx_frontend.PACKAGES),
+                                           Path(onnx_frontend.__file__).read_bytes())
 
 
 def torch_job_key(case: Case, import_mlir: bool) -> str:

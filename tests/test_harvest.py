@@ -756,3 +756,45 @@ def test_a_folder_of_threads_is_harvested_each_in_turn_with_a_yield_table(releas
     assert rows[2].startswith("| c-page.md | - | refused | ")
     assert "harvest: 1 of 3 threads written" in out
     assert (tmp_path / "cases" / "failed-bufferize-foo-llvm-cpu" / "case.toml").is_file()
+
+
+def test_a_real_onnx_helper_thread_becomes_model_py_through_onnx_with_onnx_runtimes_golden(tmp_path):
+    """iree-org/iree#24179 (saved as the search tool gave it, cut short inside the script):
+    the script up to its model (shape inference included) becomes model.py, fed what the
+    script feeds ONNX Runtime; the bug is wrong numbers; the golden is ONNX Runtime's,
+    made in the sandbox. #24230 (a crash) feeds nothing readable: its input is seeded."""
+    import numpy as np
+
+    from harness.item import settings_with
+    from harness.stages import write_golden_sandboxed
+    from harness.toolchain import resolve
+
+    t = read_thread((THREADS / "iree-24179-onnx-helper-script-wrong-numbers.md").read_text())
+    plan = plan_case(t, {})
+    assert (plan.from_torch, plan.frontend, plan.outcome, plan.target) == (True, "onnx", "compare-fail", "cpu")
+    assert "ONNX script 1 of 1" in plan.origin
+    assert "infer_shapes" in plan.program and "onnx.save" not in plan.program and "ort." not in plan.program
+    case = tmp_path / "case"
+    case.mkdir()
+    (case / "model.py").write_text(plan.program)
+    made = write_golden_sandboxed(case / "model.py", case, settings_with(resolve()), plan.frontend)
+    assert made.ok, made.detail
+    x = np.load(case / "inputs" / "input0.npy")
+    assert x.shape == (1, 18, 3, 3) and x.flat[17] == 17.0  # the script's np.arange
+    y = np.load(case / "expected" / "output0.npy")
+    # DepthToSpace CRD, blocksize 3: out[0, c, h*3+i, w*3+j] = x[0, c*9 + i*3 + j, h, w]
+    want = x.reshape(1, 2, 3, 3, 3, 3).transpose(0, 1, 4, 2, 5, 3).reshape(1, 2, 9, 9)
+    np.testing.assert_array_equal(y, want)
+
+    crash = plan_case(read_thread((THREADS / "iree-24230-onnx-helper-script-crash.md").read_text()), {})
+    assert (crash.frontend, crash.outcome) == ("onnx", "compile-crash")
+    assert "values seeded of the inputs' types" in crash.program
+
+
+def test_an_onnx_script_that_makes_no_model_is_refused_saying_so():
+    from harness.harvest.program import onnx_program
+
+    with pytest.raises(HarvestError, match="makes no model"):
+        onnx_program("import onnx\nfrom onnx import helper\ngraph = helper.make_graph([], 'g', [], [])\n")
+    with pytest.raises(HarvestError, match="not Python as pasted"):
+        onnx_program("model = = helper.make_model(g)\n")

@@ -236,7 +236,8 @@ def _make_harvested(scratch: Path, slug: str, issue: str, t, plan, given: Path |
                         from_mlir=None if plan.from_torch else source,
                         from_torch=str(source) if plan.from_torch else None, reference=reference,
                         targets=[plan.target], flags=plan.flags, ir_args=plan.ir_args, run_inputs=plan.inputs,
-                        function=plan.function, tolerance=tolerance, tolerance_reason=tolerance_reason)
+                        function=plan.function, tolerance=tolerance, tolerance_reason=tolerance_reason,
+                        frontend=plan.frontend)
     except ScaffoldError as e:
         raise HarvestError(str(e)) from None
     from ..harvest.program import only_named

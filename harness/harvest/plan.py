@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..outcomes import WRONG_NUMBERS
 from ..scaffold import targets_named
-from .program import Stated, run_inputs, stated_results, torch_program
+from .program import Stated, onnx_script_program, run_inputs, stated_results, torch_program
 from .stated import Result, Statement, argument_count, result_types, stated_golden
 from .thread import Thread, bug_outcome, choose_program, fails_at_run_time, pass_args, target_and_flags
 
@@ -37,6 +37,7 @@ class CasePlan:
     said: Statement | None = None
     said_results: list[Result] | None = None
     said_inputs: list | None = None
+    frontend: str = "torch"  # how model.py reaches IREE: "onnx" for a thread's ONNX script
 
     @property
     def atol(self) -> float:
@@ -58,8 +59,12 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, gol
     `block`: the MLIR block to take, of several (thread.blocks_to_try); `golden`: the
     user gives reference.py (example_inputs(), reference()), the golden of an MLIR program."""
     # A PyTorch snippet is taken only where the thread has no MLIR program.
-    from_torch = not attached and not t.programs and bool(t.torch_snippets)
-    program, origin = torch_program(t) if from_torch else choose_program(t, attached, block)
+    # A thread's ONNX script (onnx.helper) goes the same way, through ONNX: ONNX Runtime
+    # is its golden.
+    from_onnx = not attached and not t.programs and bool(t.onnx_scripts)
+    from_torch = from_onnx or (not attached and not t.programs and bool(t.torch_snippets))
+    program, origin = onnx_script_program(t) if from_onnx else torch_program(t) if from_torch else \
+        choose_program(t, attached, block)
     # check ops state the correct results: the program returns what they checked instead
     program, stated = (program, []) if from_torch else stated_results(program)
     # a run that fails: the case runs the module on the values the thread ran it on
@@ -82,7 +87,8 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, gol
     return CasePlan(program, origin, from_torch, stated, inputs, ir_args, command, target, flags, guessed,
                     dropped, outcome, _function(t),
                     unchecked_numbers=t.wrong_numbers and not has_golden and outcome is None,
-                    said=said, said_results=results, said_inputs=said_inputs)
+                    said=said, said_results=results, said_inputs=said_inputs,
+                    frontend="onnx" if from_onnx else "torch")
 
 
 def _function(t: Thread) -> str | None:

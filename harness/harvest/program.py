@@ -111,6 +111,19 @@ def torch_program(t: Thread) -> tuple[str, str]:
     raise problem or HarvestError("the thread holds no PyTorch snippet")
 
 
+def onnx_script_program(t: Thread) -> tuple[str, str]:
+    """(model.py, where it came from) from the first of the thread's ONNX scripts that
+    makes a model; else HarvestError saying why none does."""
+    problem = None
+    for j, script in enumerate(t.onnx_scripts):
+        try:
+            return onnx_program(script), (f"the thread's ONNX script {j + 1} of {len(t.onnx_scripts)} (model.py: "
+                                          "its model through iree-import-onnx, ONNX Runtime the golden)")
+        except HarvestError as e:
+            problem = e
+    raise problem or HarvestError("the thread holds no ONNX script")
+
+
 def torch_model(snippet: str) -> str:
     """model.py from a thread's PyTorch snippet: its code up to the statement that exports
     the module (iree-turbine's `aot.export(model, *args)` or `torch.export.export(model,
@@ -141,6 +154,101 @@ def torch_model(snippet: str) -> str:
             f"{head}\n\n\n# What the thread's snippet exported (written by iree-regress harvest).\n"
             f"def Model():\n    return {model}\n\n\n"
             f"def example_inputs():\n    return ({inputs}{',' if inputs else ''})\n")
+
+
+# Modules an ONNX script imports to run its model, which model.py leaves out: the
+# harness imports, runs and compares it (harness/onnx_frontend.py).
+_RUNNERS = ("iree", "subprocess", "onnxruntime", "os", "sys", "shutil", "tempfile")
+
+
+def onnx_program(script: str) -> str:
+    """model.py from a thread's script that builds an ONNX model with onnx.helper: its code
+    up to the model (the variable make_model assigns, and the statements right after that
+    reassign it, as shape inference does), then `onnx_model()` giving it and
+    `example_inputs()`: the arrays the script feeds ONNX Runtime (`.run(None, {"X": x})`),
+    else values seeded (SEED) of the graph inputs' types. HarvestError when the script is
+    not Python or makes no model."""
+    tree = _parsed_prefix(script, "the ONNX script")
+    body = tree.body
+
+    def assigns(stmt, name=None) -> str | None:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            return stmt.targets[0].id if name in (None, stmt.targets[0].id) else None
+        return None
+
+    made = next((i for i, stmt in enumerate(body) if assigns(stmt) and isinstance(stmt.value, ast.Call)
+                 and ast.unparse(stmt.value.func).split(".")[-1] == "make_model"), None)
+    if made is None:
+        raise HarvestError("the ONNX script makes no model (helper.make_model): write model.py with "
+                           "onnx_model() and example_inputs(), and use new-case --from-torch")
+    name, end = assigns(body[made]), made
+    while end + 1 < len(body) and assigns(body[end + 1], name):
+        end += 1
+    kept = [stmt for stmt in body[: end + 1] if not _runs_the_model(stmt)]
+    bound = {n.id for stmt in kept for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.asname or a.name.split(".")[0] for stmt in kept if isinstance(stmt, (ast.Import, ast.ImportFrom))
+              for a in stmt.names}
+    feed = next((call.args[1] for call in ast.walk(tree) if isinstance(call, ast.Call)
+                 and isinstance(call.func, ast.Attribute) and call.func.attr == "run" and len(call.args) == 2
+                 and isinstance(call.args[1], ast.Dict)
+                 and {n.id for n in ast.walk(call.args[1]) if isinstance(n, ast.Name)} <= bound), None)
+    if feed is not None:
+        inputs = (f"    feed = {ast.unparse(feed)}\n"
+                  f"    return tuple(np.asarray(feed[i.name]) for i in {name}.graph.input)\n")
+    else:
+        inputs = _SEEDED_ONNX_INPUTS.format(model=name, seed=SEED)
+    head = "\n".join(ast.unparse(stmt) for stmt in kept)
+    numpy = "" if "np" in bound else "import numpy as np\n"
+    return (numpy + head + "\n\n\n"
+            "# What the thread's script built and fed it (written by iree-regress harvest).\n"
+            f"def onnx_model():\n    return {name}\n\n\n"
+            f"def example_inputs():\n{inputs}")
+
+
+_SEEDED_ONNX_INPUTS = '''    # The script feeds nothing the harness can read: values seeded of the inputs' types.
+    from onnx import helper
+
+    rng = np.random.default_rng({seed})
+    given = {{t.name for t in {model}.graph.initializer}}
+    arrays = []
+    for i in {model}.graph.input:
+        if i.name in given:
+            continue
+        t = i.type.tensor_type
+        if any(not d.dim_value for d in t.shape.dim):
+            raise ValueError(f"input {{i.name}} has a dynamic dim: give its values")
+        shape = [d.dim_value for d in t.shape.dim]
+        dtype = helper.tensor_dtype_to_np_dtype(t.elem_type)
+        if np.issubdtype(dtype, np.floating):
+            arrays.append((rng.standard_normal(shape) * 4).astype(dtype))
+        else:
+            arrays.append(rng.integers(-3, 4, shape).astype(dtype))
+    return tuple(arrays)
+'''
+
+
+def _parsed_prefix(script: str, what: str) -> ast.Module:
+    """The script as far as it is Python: a thread cut short (or a paste that ends
+    mid-line) still gives the statements before the cut. HarvestError when not even its
+    first line parses."""
+    lines = script.splitlines()
+    end = len(lines)
+    while True:
+        try:
+            return ast.parse("\n".join(lines[:end]))
+        except SyntaxError as e:
+            cut = min(end, (e.lineno or end)) - 1
+            if cut < 1:
+                raise HarvestError(f"{what} is not Python as pasted (line {e.lineno}: {e.msg})") from None
+            end = cut
+
+
+def _runs_the_model(stmt: ast.stmt) -> bool:
+    """An import of what runs or compiles the model, or a bare call (print, a save)."""
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        modules = [stmt.module or ""] if isinstance(stmt, ast.ImportFrom) else [a.name for a in stmt.names]
+        return any(m.split(".")[0] in _RUNNERS for m in modules)
+    return isinstance(stmt, ast.Expr)
 
 
 def seeded_torch_model(snippet: str, signature: list[tuple[tuple[int, ...], str]]) -> tuple[str, str]:

@@ -37,7 +37,8 @@ from ..case import ISSUE_REF
 from ..outcomes import CRASHED, FAILED, WRONG_NUMBERS, stage_outcome
 from ..targets import target_of_flags
 
-_FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
+# A fence left open runs to the end of the text, as GitHub renders it (a thread cut short).
+_FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:^\1[ \t]*$|\Z)", re.M | re.S)
 _PROGRAM = re.compile(r'^\s*(func\.func|util\.func|module\b|builtin\.module|hal\.executable|"builtin\.module"\(\)'
                       r'|"func\.func"\(\))', re.M)
 _ISSUE_URL = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/issues/(\d+)")
@@ -50,6 +51,7 @@ _VERSION = re.compile(r"\bIREE(?:\s+compiler)?\s+version[:\s]+v?(\d+\.\d+\.\d+\S
                       r"|\b(candidate-\d{8}\.\d+)"
                       r"|Version information\W*\[?([0-9a-f]{40})\b"
                       r"|Version information\W*v?(\d+\.\d+\.\d+(?:rc\d+)?)\b", re.I)
+_ONNX_SCRIPT = re.compile(r"\bmake_graph\s*\(")  # a model built with onnx.helper
 _TORCH_MODULE = re.compile(r"^import torch|^from torch|^class \w+\((?:torch\.)?nn\.Module\)", re.M)
 _WRONG = re.compile(r"\b(?:wrong|incorrect|mismatch\w*|inaccurate|differ\w*)\b.{0,40}?\b(?:results?|outputs?|values?|"
                     r"numbers?|numerics?)\b|numerical(?:ly)? (?:mismatch|differen\w+|error|incorrect|wrong)", re.I)
@@ -87,6 +89,7 @@ class Thread:
     crash: bool = False  # it reports a compiler crash (the scan looks for compile-crash)
     links: list[str] = field(default_factory=list)  # attachments and gists
     torch_snippets: list[str] = field(default_factory=list)  # Python blocks defining an nn.Module
+    onnx_scripts: list[str] = field(default_factory=list)  # Python blocks building an ONNX model
     wrong_numbers: bool = False  # it says the results are wrong (mismatch, incorrect, ...)
     compiler_failed: bool = False  # a diagnostic of the program's file, or iree-compile's stack dump
     # The argument types of each torch-dialect function the thread prints (an export's IR),
@@ -117,6 +120,9 @@ def read_thread(text: str, repo: str = "") -> Thread:
             # "Compile the following IR (matmul_int32.mlir)": the name the command then uses
             before = text[max(0, m.start() - _NAMED_WITHIN):m.start()].splitlines()[-3:]
             t.program_names.append(set(_MLIR_NAME.findall("\n".join(before) + m.group(0).split("\n", 1)[0])))
+            prose = prose.replace(body, "")
+        elif _ONNX_SCRIPT.search(body):
+            t.onnx_scripts.append(body.rstrip() + "\n")
             prose = prose.replace(body, "")
         elif _TORCH_MODULE.search(body):
             t.torch_snippets.append(body.rstrip() + "\n")
@@ -280,7 +286,7 @@ def bug_outcome(t: Thread) -> str | None:
         return stage_outcome(stage, CRASHED)
     if t.quoted:
         return stage_outcome(stage, FAILED)
-    return WRONG_NUMBERS if t.torch_snippets and t.wrong_numbers else None
+    return WRONG_NUMBERS if (t.torch_snippets or t.onnx_scripts) and t.wrong_numbers else None
 
 
 def quoted_match(quoted: str) -> str | None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..cache import digest
 from ..case import Case, CaseError, case_from_table
 from ..importers import versions
-from ..onnx_frontend import REFERENCE_NAME
+from ..onnx_frontend import NO_GOLDEN, REFERENCE_NAME
 from ..outcomes import OK
 from ..record import StageResult
 from ..process import BOUNDS, run_bounded
@@ -99,7 +99,7 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings,
         if result.ok:
             result.detail = f"golden: {REFERENCE_NAME[sweep.frontend]} on the variant's example inputs"
             return result, {str(p.relative_to(out)): p for p in out.rglob("*") if p.is_file()}
-        result.detail = f"{REFERENCE_NAME[sweep.frontend]} could not run the variant: {result.detail}"
+        result.detail = f"{NO_GOLDEN[sweep.frontend]}: {result.detail}"
         return result, {}
 
     made, entry = cached_step(settings, "sweep-golden",
