@@ -273,6 +273,11 @@ def test_a_variant_is_promoted_to_a_case_that_loads(tmp_path, monkeypatch):
     assert (case.expected_dir / "output0.npy").is_file()
     with pytest.raises(SystemExit, match="already exists"):
         cli_main(["sweep", "promote", "topk::n=4,op=plus", "--slug", "tiny-plus"])
+    # A variant's flag set is part of what it is: a promoted case keeps it.
+    write_sweep(tmp_path, TINY.replace('n = [2, 4]', 'n = [2, 4]\nflags = ["default", "tiled"]')
+                + '\n[flag_sets]\ndefault = []\ntiled = ["--iree-opt-data-tiling=true"]\n')
+    assert cli_main(["sweep", "promote", "topk::flags=tiled,n=4,op=plus", "--slug", "tiny-tiled"]) == 0
+    assert load_case(tmp_path / "cases" / "tiny-tiled" / "case.toml").flags == ("--iree-opt-data-tiling=true",)
 
 
 @pytest.mark.harness

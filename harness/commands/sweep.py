@@ -194,7 +194,8 @@ def _promote(args: argparse.Namespace) -> int:
 
 def promote(ref: str, slug: str, issues: list[str], title: str | None, program=None) -> int:
     """The variant's program (or `program`, a reduction of it) as a case, through the same
-    scaffold as `new-case`."""
+    scaffold as `new-case`: with the variant's flag set and frontend, which its failure may
+    need as much as its program."""
     import tempfile
 
     from ..case import CASES_DIR
@@ -217,8 +218,8 @@ def promote(ref: str, slug: str, issues: list[str], title: str | None, program=N
         try:
             d = new_case(CASES_DIR, slug, issues, title or f"{sweep.title}: {variant.id}",
                          from_torch=str(model), family=sweep.family, found_by="" if issues else FOUND_BY,
-                         targets=list(sweep.targets),
-                         tolerance=(table["atol"], table["rtol"]),
+                         targets=list(sweep.targets), flags=list(sweep.flags_of(variant.values())),
+                         frontend=sweep.frontend, tolerance=(table["atol"], table["rtol"]),
                          tolerance_reason=table.get("tolerance_reason", ""))
         except (ScaffoldError, OSError) as e:
             raise CaseError(f"sweep promote: {e}") from None

@@ -61,7 +61,9 @@ def built_by(path: Path, sandbox: Sandbox, points: dict[str, dict] | None = None
 
 
 def program_of(sweep: Sweep, variant: Variant, sandbox: Sandbox | None = None) -> Program:
-    programs = _programs(sweep.path, digest("builder", sweep.builder.read_bytes()), sandbox or sandbox_probe())
+    # The spec too: its axes decide which variants the builder is asked for.
+    programs = _programs(sweep.path, digest("builder", sweep.builder.read_bytes(), sweep.path.read_bytes()),
+                         sandbox or sandbox_probe())
     if variant.id not in programs:
         raise CaseError(f"{sweep.path}: its builder made no program for {variant.id}")
     return programs[variant.id]
