@@ -2,7 +2,8 @@
 `frontend = "onnx"`), run inside a torch job like the iree-turbine import.
 
 The program becomes an ONNX model (its `onnx_model()` when it builds one with
-`onnx.helper`, else `torch.onnx.export` of its Model with its dynamic_shapes), which
+`onnx.helper`, else `torch.onnx.export` of its Model with its dynamic_shapes, or, where
+that exporter fails, the TorchScript exporter with the same dims as named axes), which
 `iree-import-onnx` (of the pinned iree-base-compiler, as iree-turbine is pinned for the
 torch path) imports; each release then compiles what that importer wrote, so the
 compiler's ONNX-to-torch conversion is what differs between releases. The reference is
@@ -41,15 +42,40 @@ def export_onnx(program_path: Path, shapes_function: str, out: Path) -> Path:
         dynamic = getattr(program, shapes_function)() if hasattr(program, shapes_function) else None
         try:
             with torch.no_grad():
-                exported = torch.onnx.export(program.Model().eval(), args, dynamic_shapes=dynamic,
-                                             dynamo=True, verbose=False)
-        except Exception as e:  # PyTorch's exporter, not IREE: said in its own words
-            raise RuntimeError(f"torch.onnx.export could not export the program: {type(e).__name__}: {e}") from e
-        model = exported.model_proto
+                model = torch.onnx.export(program.Model().eval(), args, dynamic_shapes=dynamic,
+                                          dynamo=True, verbose=False).model_proto
+        except Exception as e:
+            # The dynamo exporter cannot export some programs the TorchScript one can (a
+            # remainder by a symbolic size): ONNX users fall back to it, and so does this.
+            model = _torchscript_export(program, args, dynamic, out, first=e)
     model.graph.name = FUNCTION
     path = out / "model.onnx"
     onnx.save(model, path)
     return path
+
+
+def _torchscript_export(program, args: tuple, dynamic: dict | None, out: Path, first: Exception):
+    """The program through torch.onnx's TorchScript exporter, its dynamic dims as named
+    axes; RuntimeError naming both exporters' failures when it cannot either."""
+    import inspect
+
+    import onnx
+    import torch
+
+    names = list(inspect.signature(program.Model.forward).parameters)[1:len(args) + 1]
+    axes = {n: {d: f"{n}_{d}" for d in (dynamic or {}).get(n, {})} for n in names}
+    scratch = out / "torchscript.onnx"
+    try:
+        with torch.no_grad():
+            torch.onnx.export(program.Model().eval(), args, str(scratch), dynamo=False, input_names=names,
+                              dynamic_axes={n: a for n, a in axes.items() if a})
+        model = onnx.load(scratch)
+    except Exception as e:  # PyTorch's exporters, not IREE: said in their own words
+        raise RuntimeError(f"torch.onnx.export could not export the program: {type(first).__name__}: {first}; "
+                           f"nor its TorchScript exporter: {type(e).__name__}: {e}") from e
+    finally:
+        scratch.unlink(missing_ok=True)
+    return model
 
 
 def runtime_outputs(model: Path, inputs: list[np.ndarray]) -> list[np.ndarray]:

@@ -224,3 +224,24 @@ def test_a_group_part_a_case_and_part_explained_says_both(tmp_path, monkeypatch)
     monkeypatch.setattr(scan_module._Disposer, "expectation", lambda self, r: said.get(r.outcome))
     (group,) = scan_module.groups(read_scan(tmp_path, RELEASES), {})
     assert group.disposition == "case some-case; explained: its crash face"
+
+
+def test_an_earlier_scans_found_items_are_what_a_wider_scan_reruns(tmp_path):
+    """`sweep scan --items-from DIR`: the node ids of the items DIR's scan found changing,
+    of the named sweeps only; a folder with no scan says so."""
+    import json
+    from pathlib import Path
+
+    from harness.case import CaseError
+    from harness.commands.sweep import _found_items
+    from harness.sweep.spec import load_sweep
+
+    sweeps = Path(__file__).resolve().parent.parent / "sweeps"
+    topk = load_sweep(sweeps / "topk.toml")
+    (tmp_path / "scan.json").write_text(json.dumps({"found": [
+        {"item": "topk::dim=first,k=1::cpu-O0"}, {"item": "scatter::op=gather::cpu-O3"}]}))
+    assert _found_items([topk], tmp_path) == [f"{topk.path}::dim=first,k=1::cpu-O0"]
+    with pytest.raises(CaseError, match="found no item of transpose"):
+        _found_items([load_sweep(sweeps / "transpose.toml")], tmp_path)
+    with pytest.raises(CaseError, match="no scan.json"):
+        _found_items([topk], tmp_path / "nothing")

@@ -5,7 +5,7 @@
                                                     [[expect]] drafts for a run's new failures
     iree-regress sweep promote FAMILY::VARIANT --slug SLUG [--issue owner/repo#N]
                                                     the variant written as a case (cases/SLUG)
-    iree-regress sweep reduce SWEEP::VARIANT::ITEM [--slug SLUG]
+    iree-regress sweep reduce SWEEP::VARIANT::ITEM [--release V] [--slug SLUG]
                                                     a failing generated program made small
                                                     (and promoted, with --slug)
     iree-regress sweep scan [FAMILY...] [--releases A,B|all] [--release-shard K/N]
@@ -48,6 +48,9 @@ def add_parsers(sub) -> dict:
     rd.add_argument("--slug", default=None, help="promote the reduced program as cases/SLUG")
     rd.add_argument("--issue", action="append", default=[], help="with --slug: upstream issue, owner/repo#N")
     rd.add_argument("--title", default=None)
+    rd.add_argument("--release", default=None, metavar="VERSION",
+                    help="reduce on this PyPI release (a bug fixed since: on a release that has it); "
+                         "default: the installed compiler")
     sc = actions.add_parser("scan", help="run sweeps over releases; report each item's windows")
     sc.add_argument("families", nargs="*")
     sc.add_argument("--releases", default="all", help="comma-separated versions, or 'all' (PyPI)")
@@ -58,6 +61,9 @@ def add_parsers(sub) -> dict:
     sc.add_argument("--out", type=Path, default=Path("scan"))
     sc.add_argument("--generated-share", default=None, metavar="K/N",
                     help="of the generated sweeps, only the K-th of N shares of their seeds")
+    sc.add_argument("--items-from", type=Path, default=None, metavar="SCAN_DIR",
+                    help="only the items an earlier scan found changing (its scan.json): their windows "
+                         "over more releases")
     sc.add_argument("--report-only", action="store_true",
                     help="read what --out holds (e.g. the shards of a weekly job), run nothing")
     return {"sweep": cmd_sweep}
@@ -94,6 +100,24 @@ def _list(sweeps: list[Sweep]) -> int:
         for axis, values in s.axes.items():
             print(f"    {axis}: {', '.join(map(str, values))}")
     return 0
+
+
+def _found_items(sweeps: list[Sweep], earlier: Path) -> list[str]:
+    """pytest node ids of the items an earlier scan (earlier/scan.json) found changing, of
+    the named sweeps."""
+    try:
+        found = json.loads((earlier / "scan.json").read_text())["found"]
+    except (OSError, ValueError, KeyError) as e:
+        raise CaseError(f"--items-from {earlier}: no scan.json of an earlier scan ({e})") from None
+    path_of = {s.name: s.path for s in sweeps}
+    ids = []
+    for entry in found:
+        name, variant, item = entry["item"].split("::")
+        if name in path_of:
+            ids.append(f"{path_of[name]}::{variant}::{item}")
+    if not ids:
+        raise CaseError(f"--items-from {earlier}: it found no item of {', '.join(path_of)}")
+    return ids
 
 
 def _expect(sweeps: list[Sweep], results: list[Path], write: bool, known_too: bool = False) -> int:
@@ -141,11 +165,14 @@ def _scan(sweeps: list[Sweep], args: argparse.Namespace) -> int:
         except ShardError as e:
             raise CaseError(str(e)) from None
     args.out.mkdir(parents=True, exist_ok=True)
+    targets = [str(s.path) for s in sweeps]
+    if args.items_from is not None:
+        targets = _found_items(sweeps, args.items_from)
     if not args.report_only:
         for release in releases:
             start = time.monotonic()
             share = ["--generated-share", args.generated_share] if args.generated_share else []
-            status = scan.run_release(sweeps, release, args.target, args.opt_level, args.out, share)
+            status = scan.run_release(targets, release, args.target, args.opt_level, args.out, share)
             print(f"sweep scan: {release} done in {time.monotonic() - start:.0f} s (pytest exit {status})",
                   flush=True)
             if status > 1:  # the run itself broke (not failing items): say so, go on
@@ -178,8 +205,14 @@ def _reduce(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise CaseError(f"sweep reduce: {e}") from None
     sweep, variant = variant_of("::".join(parts[:2]))
+    if args.release:  # installed side by side under the cache on first use, as prove does
+        from ..history.releases import ensure
+
+        toolchain = ensure(args.release)
+    else:
+        toolchain = resolve()
     try:
-        reduction = reduce_variant(sweep, variant, item, settings_with(resolve()))
+        reduction = reduce_variant(sweep, variant, item, settings_with(toolchain))
     except ReduceError as e:
         raise CaseError(f"sweep reduce: {e}") from None
     print(render(reduction, args.item))

@@ -37,8 +37,11 @@ from ..case import ISSUE_REF
 from ..outcomes import CRASHED, FAILED, WRONG_NUMBERS, stage_outcome
 from ..targets import target_of_flags
 
-# A fence left open runs to the end of the text, as GitHub renders it (a thread cut short).
-_FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:^\1[ \t]*$|\Z)", re.M | re.S)
+_FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
+# A fence left open at the end (a thread cut short): read only for an ONNX script, whose
+# statements up to its model can be taken (program.onnx_program); a program cut short is
+# no program.
+_OPEN_FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*[\w+-]*[^\n]*\n((?:(?!^\1).)*)\Z", re.M | re.S)
 _PROGRAM = re.compile(r'^\s*(func\.func|util\.func|module\b|builtin\.module|hal\.executable|"builtin\.module"\(\)'
                       r'|"func\.func"\(\))', re.M)
 _ISSUE_URL = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/issues/(\d+)")
@@ -127,6 +130,11 @@ def read_thread(text: str, repo: str = "") -> Thread:
         elif _TORCH_MODULE.search(body):
             t.torch_snippets.append(body.rstrip() + "\n")
             prose = prose.replace(body, "")
+    closed_end = max((m.end() for m in _FENCE.finditer(text)), default=0)
+    left_open = _OPEN_FENCE.search(text, closed_end)
+    if left_open and _ONNX_SCRIPT.search(left_open.group(2)):
+        t.onnx_scripts.append(left_open.group(2).rstrip() + "\n")
+        prose = prose.replace(left_open.group(2), "")
     # A command has flags; "running iree-compile on a model" in prose is not one.
     t.commands, t.opt_commands, t.run_commands = (
         [argv for argv in map(_argv, _command_lines(prose, tool)) if any(a.startswith("-") and len(a) > 1

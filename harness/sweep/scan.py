@@ -50,11 +50,12 @@ _UNSUPPORTED = re.compile(r"custom op '[\w.]+' is unknown|failed to legalize ope
                           r"'torch\.(?:aten|prims|operator)[\w.]*'(?: that was explicitly marked illegal)?")
 
 
-def run_release(sweeps: list[Sweep], release: str, targets: str, levels: str, out: Path,
+def run_release(selected: list[str], release: str, targets: str, levels: str, out: Path,
                 extra: list[str] = ()) -> int:
-    """Run the sweeps on one release into out/<release>/ (pytest's exit code)."""
+    """Run the selected sweeps (their spec files, or items' node ids) on one release into
+    out/<release>/ (pytest's exit code)."""
     reports = out / release
-    argv = [sys.executable, "-m", "pytest", *[str(s.path) for s in sweeps], "--iree-release", release,
+    argv = [sys.executable, "-m", "pytest", *selected, "--iree-release", release,
             "--target", targets, "--opt-level", levels, "-n", "auto", "-q", "-p", "no:cacheprovider",
             "--iree-reports-dir", str(reports), *extra]
     return subprocess.run(argv).returncode
