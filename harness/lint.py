@@ -234,9 +234,12 @@ def _same_as_problems(expectations, taken: dict[int, list[ItemRecord]], cases_di
     return found
 
 
-def lint_sweep(path: Path, failures: list[ItemRecord], stored: list[StoredFailure] = ()) -> list[Problem]:
+def lint_sweep(path: Path, failures: list[ItemRecord], stored: list[StoredFailure] = (),
+               same_as: dict[str, set[str]] | None = None) -> list[Problem]:
     """A sweep spec: it loads (axes, exclusions, builder), and its expectations are as
-    precise as a case's: each with the bug's message, releases and targets."""
+    precise as a case's: each with the bug's message, releases and targets. same_as (as
+    lint_case's): another sweep's item declared the same case's bug as an entry's own
+    same_as is that entry's own too (both claims checked, each in its sweep)."""
     try:
         sweep = load_sweep(path)
     except CaseError as e:
@@ -245,7 +248,8 @@ def lint_sweep(path: Path, failures: list[ItemRecord], stored: list[StoredFailur
     parsed = sweep.parsed_expectations()
 
     def own(key, i) -> bool:
-        return key.case.startswith(mine) or key.case in parsed[i].same_as
+        return (key.case.startswith(mine) or key.case in parsed[i].same_as
+                or bool(set(parsed[i].same_as) & (same_as or {}).get(str(key), set())))
 
     problems = [Problem(sweep.path, f, m) for f, m in _expectation_problems(parsed, own, failures)]
     problems += [Problem(sweep.path, f, m) for f, m in _stored_problems(parsed, set(), stored)]

@@ -306,3 +306,28 @@ def test_a_same_as_naming_an_unrelated_case_fails_lint():
     for planted in ("topk-sigmoid", "topk-dynamic-slice"):
         problems = _same_as_problems([dataclasses.replace(bug_words, same_as=(planted,))], {})
         assert len(problems) == 1 and planted in problems[0][1], problems
+
+
+@pytest.mark.harness
+def test_another_sweeps_failure_is_an_entrys_own_only_when_both_name_the_same_case():
+    """The ONNX attention and transpose sweeps both fail with the data-tiling verifier error
+    of case onnx-batch-matmul-data-tiling-delinearize-basis: each entry may take the other
+    sweep's failure only while both say same_as that case (lint's declared_same_as)."""
+    from harness.lint import declared_same_as, lint_sweep
+
+    sweeps = Path(__file__).resolve().parent.parent / "sweeps"
+    text = ("exit code 1: model.mlir:7:10: error: 'affine.delinearize_index' op no basis element may be "
+            "statically non-positive\n    %3 = torch.operator \"onnx.MatMul\"(%2, %arg1)")
+
+    def failing(case):
+        return ItemRecord(case=case, item="cpu-O0", outcome="compile-fail", verdict="XFAIL", target="cpu",
+                          opt_level="O0", compiler="3.13.0", stages=[StageResult("compile", "fail", text)])
+
+    failures = [failing("attention-onnx::flags=data_tiling,seed=24"),
+                failing("transpose-onnx::flags=data_tiling,seed=152")]
+    generic = [p for p in lint_sweep(sweeps / "transpose_onnx.toml", failures, (), declared_same_as(failures))
+               if "is generic" in p.message]
+    assert generic == []
+    # Without the other sweep's claim (no same_as map), the shared message is generic.
+    generic = [p for p in lint_sweep(sweeps / "transpose_onnx.toml", failures, (), {}) if "is generic" in p.message]
+    assert generic and "attention-onnx" in generic[0].message

@@ -145,7 +145,7 @@ def cmd_lint(args) -> int:
           + (f" and {len(failures)} failure(s) in {args.results}" if failures else ""))
     same_as = declared_same_as(failures)
     problems = [p for m in manifests for p in lint_case(m, failures, same_as, stored)]
-    problems += [p for s in sweeps for p in lint_sweep(s, failures, stored)]
+    problems += [p for s in sweeps for p in lint_sweep(s, failures, stored, same_as)]
     if not args.cases:
         problems += lint_explained()
     if not args.cases:  # the whole suite: the quarantine names only what it has
