@@ -62,12 +62,13 @@ def _torchscript_export(program, args: tuple, dynamic: dict | None, out: Path, f
     import onnx
     import torch
 
-    names = list(inspect.signature(program.Model.forward).parameters)[1:len(args) + 1]
+    module = program.Model().eval()  # Model may be a class or a function giving the module
+    names = list(inspect.signature(module.forward).parameters)[:len(args)]
     axes = {n: {d: f"{n}_{d}" for d in (dynamic or {}).get(n, {})} for n in names}
     scratch = out / "torchscript.onnx"
     try:
         with torch.no_grad():
-            torch.onnx.export(program.Model().eval(), args, str(scratch), dynamo=False, input_names=names,
+            torch.onnx.export(module, args, str(scratch), dynamo=False, input_names=names,
                               dynamic_axes={n: a for n, a in axes.items() if a})
         model = onnx.load(scratch)
     except Exception as e:  # PyTorch's exporters, not IREE: said in their own words

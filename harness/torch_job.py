@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .onnx_frontend import FRONTENDS
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.torch_job")
@@ -33,7 +35,7 @@ def main(argv=None) -> int:
     parser.add_argument("--import-mlir", action="store_true")
     parser.add_argument("--dynamic-shapes", default="dynamic_shapes",
                         help="the model.py function that gives the export's dynamic_shapes")
-    parser.add_argument("--frontend", choices=("torch", "onnx"), default="torch")
+    parser.add_argument("--frontend", choices=FRONTENDS, default="torch")
     args = parser.parse_args(argv)
     if args.frontend == "onnx":
         return _through_onnx(args, parser)

@@ -70,3 +70,39 @@ def test_a_case_through_onnx_gets_onnx_runtimes_golden_and_fails_on_a_planted_wr
     result = run_matrix_item(load_case(case_dir / "case.toml"), "cpu", "O0", settings)
     assert result.outcome == "compare-fail"
     assert "golden_drift" in result.stages[-1].data  # ONNX Runtime today disagrees with it
+
+
+FALLBACK_MODEL = '''import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        idx = (torch.arange(x.shape[-1]) * 3) % x.shape[-1]
+        return torch.index_select(x, -1, idx)
+
+
+def example_inputs():
+    return (torch.arange(24, dtype=torch.float32).reshape(4, 6),)
+
+
+def dynamic_shapes():
+    return {"x": {0: torch.export.Dim.AUTO, 1: torch.export.Dim.AUTO}}
+'''
+
+
+def test_a_program_the_dynamo_exporter_refuses_goes_through_the_torchscript_exporter(tmp_path):
+    """A remainder by a symbolic size: torch.onnx's dynamo exporter fails on it (torch
+    2.13), so the frontend falls back to the TorchScript exporter, dims named; ONNX Runtime
+    then runs the model and agrees with PyTorch."""
+    import onnx
+
+    from harness.onnx_frontend import export_onnx, runtime_outputs
+
+    program = tmp_path / "model.py"
+    program.write_text(FALLBACK_MODEL)
+    model = export_onnx(program, "dynamic_shapes", tmp_path)
+    graph = onnx.load(model).graph
+    assert graph.name == "main" and [d.dim_param for d in graph.input[0].type.tensor_type.shape.dim] == ["x_0", "x_1"]
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    (out,) = runtime_outputs(model, [x])
+    np.testing.assert_array_equal(out, x[:, (np.arange(6) * 3) % 6])
