@@ -178,3 +178,28 @@ def test_an_open_bug_that_no_longer_shows_gets_no_report_but_says_so(tmp_path, m
     with pytest.raises(ValueError, match="passes on 3.99.0: the bug no longer shows"):
         open_bugs.report(case, tmp_path / "out", settings)
     assert not (tmp_path / "out" / "ISSUE.md").exists()
+
+
+@pytest.mark.harness
+def test_a_bug_that_came_through_onnx_is_contrasted_with_the_torch_path_only_where_that_is_right(monkeypatch):
+    """nearest_right for an ONNX case tries the same item through iree-turbine first; where
+    the torch path fails too (planted), the contrast is another level, as for any case."""
+    from types import SimpleNamespace
+
+    from harness.bug import Bug
+    from harness.case import find_case
+    from harness.item import ItemId
+    from harness.triage import open_bugs
+
+    case = find_case("onnx-sdpa-dynamic-batch-expand-shape-static-dim")
+    item = ItemId("cpu", "O0")
+
+    def run(torch_path_right):
+        def fake(c, i, settings):
+            right = (c.frontend == "torch" and torch_path_right) or (c.frontend == "onnx" and i.opt_level == "O3")
+            return SimpleNamespace(outcome="pass" if right else "compile-fail", stages=[], compile_only=False)
+        monkeypatch.setattr(open_bugs, "run_item", fake)
+        return open_bugs.nearest_right(case, item, Bug.of(case), SimpleNamespace())
+
+    assert "imported by iree-turbine instead of through ONNX is right" in run(torch_path_right=True)
+    assert run(torch_path_right=False).startswith("`cpu-O3` on the same release is right")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..bug import Bug
@@ -51,9 +51,15 @@ def bug_item(case: Case) -> ItemId:
 
 
 def nearest_right(case: Case, item: ItemId, bug: Bug, settings: Settings) -> str:
-    """Another level of the same target, then another target, that is right on this
-    release: a pass that can say something of the bug (a compile-only pass of a run-time
-    bug cannot)."""
+    """For a program that came in through ONNX, the same item through iree-turbine's export
+    (it says the ONNX path is where it goes wrong); then another level of the same target,
+    then another target, that is right on this release: a pass that can say something of
+    the bug (a compile-only pass of a run-time bug cannot)."""
+    if case.frontend != "torch":
+        result = run_item(replace(case, frontend="torch"), item, settings)
+        if result.outcome == PASS_OUTCOME and not bug.blind_to(result):
+            return (f"`{item.name}` of the same PyTorch program imported by iree-turbine instead of through "
+                    f"{case.frontend.upper()} is right on the same release (the same inputs and golden)")
     others = [i for i in ItemId.of(case) if not i.is_ir and i != item]
     others.sort(key=lambda i: (i.target != item.target, i.name))
     for other in others:
