@@ -260,14 +260,15 @@ def _scan_harvested(made: Path, t, plan, args) -> bool | None:
     for j, (bad_outcome, match) in enumerate(dict.fromkeys(tries)):
         if _scan_writes_a_window(made, bad_outcome, match, args):
             return j == 0 and match is not None
-    if t.quoted or plan.outcome is not None:
+    if t.quoted:
         return None
-    # The thread quotes no error, says no outcome (a crash, wrong numbers), and the releases
-    # fail in more than one way: the program fails, the thread says, so on an open bug its
-    # failure is the newest release's (said as a guess); releases failing otherwise are
-    # hidden ones, never its bug. A thread that reports a crash is never given a diagnostic.
+    # The thread quotes no error, and the releases fail in more than one way (it says no
+    # outcome, or it reports a crash whose frames differ from release to release): the
+    # program fails, the thread says, so on an open bug its failure is the newest
+    # release's (said as a guess); releases failing otherwise are hidden ones, never its
+    # bug. A thread that reports a crash is never given a diagnostic.
     newest = _newest_failure(made, args)
-    if newest is None:
+    if newest is None or (plan.outcome is not None and newest[0] != plan.outcome):
         return None
     print(f"harvest: the thread quotes no error; its bug is taken to be the newest release's failure: "
           f"{newest[0]} /{newest[1]}/ (a guess: check it against the thread)")
