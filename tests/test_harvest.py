@@ -798,3 +798,37 @@ def test_an_onnx_script_that_makes_no_model_is_refused_saying_so():
         onnx_program("import onnx\nfrom onnx import helper\ngraph = helper.make_graph([], 'g', [], [])\n")
     with pytest.raises(HarvestError, match="not Python as pasted"):
         onnx_program("model = = helper.make_model(g)\n")
+
+
+CRASH_BY_RELEASE = FAKE_HEADER + """\
+if mode == "crash":
+    # Each release dies in another frame of the same conversion (iree-org/iree#24230's shape).
+    frame = "mlir::Type::getContext() const" if version >= "3.2" else "mlir::torch::ValueTensorType::getDtype() const"
+    sys.stderr.write("Stack dump:\\n #0 0x00005555 llvm::sys::PrintStackTrace(llvm::raw_ostream&, int)\\n"
+                     " #1 0x00005556 " + frame + "\\n")
+    sys.stderr.flush()
+    os.kill(os.getpid(), signal.SIGSEGV)
+out = sys.argv[sys.argv.index("-o") + 1]
+open(out, "wb").write(b"PK\\x03\\x04" + b"\\0" * 64)
+"""
+
+
+def test_a_crash_whose_frame_differs_by_release_is_the_newest_releases_crash_said_as_a_guess(
+        releases, tmp_path, capsys):
+    """A thread that reports a crash and quotes no frame, on releases that die in different
+    frames: no one message fits them all, so the bug is the newest release's crash (a
+    guess, said); releases that crash elsewhere are hidden, never the bug's window."""
+    from test_history import install_fake
+
+    for version in ("3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0", "3.5.0"):
+        (releases.builds / version / "behaviour").write_text(f"{version} crash\n")
+    install_fake(releases.builds, ("iree-compile",), CRASH_BY_RELEASE)
+    (tmp_path / "crash.md").write_text(THREAD.replace("m.mlir:1:1: error: failed to bufferize op 'foo'\n",
+                                                      "Segmentation fault (core dumped)\n")
+                                       .replace("failed to bufferize a foo", "iree-compile segfaults"))
+    assert cli_main(["harvest", "crash.md", "--slug", "frames-differ"]) == 0
+    out = capsys.readouterr().out
+    assert "taken to be the newest release's failure: compile-crash" in out and "a guess" in out
+    text = (tmp_path / "cases" / "frames-differ" / "case.toml").read_text()
+    assert "getContext" in text and 'first_bad = "3.2.0"' in text and "first_good" not in text
+    assert cli_main(["prove", "frames-differ"]) == 0

@@ -105,8 +105,8 @@ def _error_line(text: str) -> str:
         if recurring:  # a stack overflow: the top frame is wherever the stack ran out
             return f"{signal}(?s:.*){_escape(_where(recurring))}"
         where = _where(m.group(2) or "")
-        if where:
-            return f"{signal}: at .*{_escape(where)}"
+        if where:  # the name whole: Type:: is not ValueTensorType::
+            return f"{signal}: at .*\\b{_escape(where)}"
         said = _CRASH_WORDS.search(text)
         if said:  # the signal alone is any crash: the assertion or fatal error is this one
             words = said.group(1) or said.group(2)
