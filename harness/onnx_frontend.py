@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .reference import as_tuple, load_program
+from .reference import as_tuple
 
 FRONTENDS = ("torch", "onnx")
 REFERENCE_NAME = {"torch": "PyTorch eager", "onnx": "ONNX Runtime"}
@@ -28,11 +28,11 @@ PACKAGES = ("onnx", "onnxruntime", "onnxscript", "iree-base-compiler")
 FUNCTION = "main"  # the graph's name, so the imported function is @main as on the torch path
 
 
-def export_onnx(program_path: Path, shapes_function: str, out: Path) -> Path:
-    """out/model.onnx made from the program; its graph named FUNCTION."""
+def export_onnx(program, shapes_function: str, out: Path) -> Path:
+    """out/model.onnx made from the program (a loaded model.py: reference.load_program);
+    its graph named FUNCTION."""
     import onnx
 
-    program = load_program(program_path)
     if hasattr(program, "onnx_model"):
         model = program.onnx_model()
     else:
@@ -100,9 +100,3 @@ def import_mlir(model: Path) -> str:
     out = model.with_suffix(".mlir")
     importer.main(importer.parse_arguments([str(model), "-o", str(out)]))
     return out.read_text()
-
-
-def example_inputs(program_path: Path) -> list[np.ndarray]:
-    from .reference import example_inputs as of_program
-
-    return of_program(load_program(program_path))

@@ -70,23 +70,27 @@ def main(argv=None) -> int:
 
 
 def _through_onnx(args, parser) -> int:
-    from .onnx_frontend import example_inputs, export_onnx, import_mlir, runtime_outputs
-    from .reference import load_arrays, save_arrays
+    from .onnx_frontend import export_onnx, import_mlir, runtime_outputs
+    from .reference import example_inputs, load_arrays, load_program, save_arrays
 
+    program = load_program(args.program)  # once: the export and the inputs read the same module
     if args.golden is not None:
-        # The model beside the import it makes, or (golden alone) out of the case's folder.
-        out = args.golden / "import" if args.import_mlir else Path(tempfile.mkdtemp(prefix="onnx-"))
-        out.mkdir(parents=True, exist_ok=True)
-        model = export_onnx(args.program, args.dynamic_shapes, out)
-        inputs = example_inputs(args.program)
-        outputs = runtime_outputs(model, inputs)
+        inputs = example_inputs(program)
+        with tempfile.TemporaryDirectory(prefix="onnx-") as scratch:
+            # The model beside the import it makes, or (the golden alone) out of the case's folder.
+            out = args.golden / "import" if args.import_mlir else Path(scratch)
+            out.mkdir(parents=True, exist_ok=True)
+            model = export_onnx(program, args.dynamic_shapes, out)
+            outputs = runtime_outputs(model, inputs)
         save_arrays(args.golden / "inputs", "input", inputs)
         save_arrays(args.golden / "expected", "output", outputs)
+        if not args.import_mlir:
+            return 0
     else:
         if args.out_dir is None:
             parser.error("INPUTS_DIR and OUT_DIR are required without --golden")
         out = args.out_dir
-        model = export_onnx(args.program, args.dynamic_shapes, out)
+        model = export_onnx(program, args.dynamic_shapes, out)
         outputs = runtime_outputs(model, load_arrays(args.inputs_dir))
     save_arrays(out, "eager", outputs)
     if args.import_mlir:

@@ -97,10 +97,11 @@ def test_a_program_the_dynamo_exporter_refuses_goes_through_the_torchscript_expo
     import onnx
 
     from harness.onnx_frontend import export_onnx, runtime_outputs
+    from harness.reference import load_program
 
     program = tmp_path / "model.py"
     program.write_text(FALLBACK_MODEL)
-    model = export_onnx(program, "dynamic_shapes", tmp_path)
+    model = export_onnx(load_program(program), "dynamic_shapes", tmp_path)
     graph = onnx.load(model).graph
     assert graph.name == "main" and [d.dim_param for d in graph.input[0].type.tensor_type.shape.dim] == ["x_0", "x_1"]
     x = np.arange(24, dtype=np.float32).reshape(4, 6)

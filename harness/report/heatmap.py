@@ -5,20 +5,19 @@ target, instead of a matrix row per variant.
 A nightly holds thousands of sweep variants; the report's matrix keeps a row only for a
 variant that needs a reader (an item failing against its expectations, an unexpected
 pass, an error, or a change since the previous run). The rest, passing or failing as
-recorded, are counted here.
+recorded, are counted here. The HTML of them is render.py's, with the rest of the page.
 """
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 from ..outcomes import CELL_COMPILE_ONLY, CELL_PASS, CELL_SKIP, CELL_XPASS
 from ..record import ItemRecord
+from ..sweep.spec import SEED_AXIS  # a generated sweep's draws: a row per seed would say nothing
 from .rundiff import RunDiff
 from .summary import CaseRow, ReportModel
 
-SEED_AXIS = "seed"  # a generated sweep's draws: a row per seed would say nothing
 NOT_FAILING = (CELL_PASS, CELL_COMPILE_ONLY, CELL_SKIP, CELL_XPASS)
 
 
@@ -101,40 +100,3 @@ def heat_maps(model: ReportModel) -> list[FamilyHeat]:
     for heat in families.values():
         heat.targets.sort(key=lambda t: order.index(t) if t in order else len(order))
     return [families[f] for f in sorted(families)]
-
-
-def _e(text) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _cell_html(cell: Cell | None) -> str:
-    if cell is None or not cell.items:
-        return "<td class='h'></td>"
-    share = cell.failing / cell.items
-    # Red for failures the gate counts, amber for failures as recorded; the shade is the share.
-    rgb = "200,30,30" if cell.new else "230,140,0"
-    style = f"background:rgba({rgb},{0.12 + 0.88 * share:.2f})" if cell.failing else ""
-    levels = ", ".join(f"{lvl} {f}/{n}" for lvl, (f, n) in sorted(cell.levels.items()))
-    tip = f"{cell.failing} of {cell.items} failing ({cell.new} against expectations): {levels}"
-    dark = " dark" if cell.failing and share > 0.5 else ""
-    return f"<td class='h{dark}' style='{style}' title='{_e(tip)}'>{cell.failing}/{cell.items}</td>"
-
-
-def heat_maps_html(heats: list[FamilyHeat], shown: int, hidden: int) -> str:
-    if not heats:
-        return ""
-    parts = ["<h2>Sweeps by family</h2><p class='status'>failing/items per axis value and target (all "
-             "levels; hover for each level). Red: failures against expectations; amber: failing as "
-             f"recorded. {shown} variant(s) that need a reader are rows of the matrix; {hidden} more, "
-             "passing or failing as recorded, are counted here only.</p><div class='heat'>"]
-    for heat in heats:
-        head = "".join(f"<th>{_e(t)}</th>" for t in heat.targets)
-        parts.append(f"<div class='fam'><h3>{_e(heat.family)}: {heat.variants} variants "
-                     f"<span class='status'>({_e(', '.join(sorted(heat.sweeps)))})</span></h3>"
-                     f"<table class='heatmap'><tr><th class='lbl'>axis value</th>{head}</tr>")
-        for label, cells in heat.ordered():
-            tds = "".join(_cell_html(cells.get(t)) for t in heat.targets)
-            parts.append(f"<tr><td class='lbl'>{_e(label)}</td>{tds}</tr>")
-        parts.append("</table></div>")
-    parts.append("</div>")
-    return "".join(parts)

@@ -16,7 +16,7 @@ from ..outcomes import (CELL_COMPILE_ONLY, CELL_ERROR, CELL_FAIL, CELL_SKIP, CEL
 from ..case import ISSUE_REF
 from ..record import ItemRecord
 from ..signatures import signature_of
-from .heatmap import heat_maps, heat_maps_html, needs_a_reader, sweep_of
+from .heatmap import Cell, FamilyHeat, heat_maps, needs_a_reader, sweep_of
 from .rundiff import not_run_reason
 from .summary import ReportModel, cell_label, diagnosis
 
@@ -272,6 +272,39 @@ def _known_bugs(model: ReportModel) -> list[str]:
         cases = "<br>".join(f"{_e(slug)} <span class='status'>{_e(w)}</span>" for slug, w in entry["cases"])
         rows.append(f"<tr><td>{link}</td><td>{cases}</td><td>{entry['items']}</td></tr>")
     return rows
+
+
+def _heat_cell(cell: Cell | None) -> str:
+    if cell is None or not cell.items:
+        return "<td class='h'></td>"
+    share = cell.failing / cell.items
+    # Red for failures the gate counts, amber for failures as recorded; the shade is the share.
+    rgb = "200,30,30" if cell.new else "230,140,0"
+    style = f"background:rgba({rgb},{0.12 + 0.88 * share:.2f})" if cell.failing else ""
+    levels = ", ".join(f"{lvl} {f}/{n}" for lvl, (f, n) in sorted(cell.levels.items()))
+    tip = f"{cell.failing} of {cell.items} failing ({cell.new} against expectations): {levels}"
+    dark = " dark" if cell.failing and share > 0.5 else ""
+    return f"<td class='h{dark}' style='{style}' title='{_e(tip)}'>{cell.failing}/{cell.items}</td>"
+
+
+def heat_maps_html(heats: list[FamilyHeat], shown: int, hidden: int) -> str:
+    if not heats:
+        return ""
+    parts = ["<h2>Sweeps by family</h2><p class='status'>failing/items per axis value and target (all "
+             "levels; hover for each level). Red: failures against expectations; amber: failing as "
+             f"recorded. {shown} variant(s) that need a reader are rows of the matrix; {hidden} more, "
+             "passing or failing as recorded, are counted here only.</p><div class='heat'>"]
+    for heat in heats:
+        head = "".join(f"<th>{_e(t)}</th>" for t in heat.targets)
+        parts.append(f"<div class='fam'><h3>{_e(heat.family)}: {heat.variants} variants "
+                     f"<span class='status'>({_e(', '.join(sorted(heat.sweeps)))})</span></h3>"
+                     f"<table class='heatmap'><tr><th class='lbl'>axis value</th>{head}</tr>")
+        for label, cells in heat.ordered():
+            tds = "".join(_heat_cell(cells.get(t)) for t in heat.targets)
+            parts.append(f"<tr><td class='lbl'>{_e(label)}</td>{tds}</tr>")
+        parts.append("</table></div>")
+    parts.append("</div>")
+    return "".join(parts)
 
 
 def html_page(model: ReportModel) -> str:
