@@ -72,6 +72,30 @@ class IrCheck:
 
 
 @dataclass(frozen=True)
+class Side:
+    """One configuration of a differential item: where and how the program compiles."""
+    target: str
+    opt_level: str
+    flags: tuple[str, ...] = ()  # after the case's own [matrix] flags
+
+    def describe(self) -> str:
+        return " ".join((f"{self.target}-{self.opt_level}", *self.flags))
+
+
+@dataclass(frozen=True)
+class Differ:
+    """A bug defined as a difference: the same program compiled two ways on one release,
+    run on the same inputs; the release is bad where the outputs disagree beyond the
+    dtype's tolerance (compare.DIFFER_TOLERANCE, or the looser atol/rtol given here)."""
+    name: str
+    a: Side
+    b: Side
+    outputs: int  # how many results the function returns
+    atol: float = 0.0
+    rtol: float = 0.0
+
+
+@dataclass(frozen=True)
 class Expectation:
     outcome: str  # <stage>-<status>, e.g. compile-fail
     reason: str
@@ -83,24 +107,28 @@ class Expectation:
     # Cases whose bug this failure is (a guard's form that fails the way its sibling does):
     # their stored failures are this entry's own, not another bug's.
     same_as: tuple[str, ...] = ()
+    differs: tuple[str, ...] | None = None  # which differential items it covers; None = all
 
     def applies_to(self, target: str | None, opt_level: str | None, ir_name: str | None,
-                   release: Version) -> bool:
-        return release in self.compiler and self.covers(target, opt_level, ir_name)
+                   release: Version, differ_name: str | None = None) -> bool:
+        return release in self.compiler and self.covers(target, opt_level, ir_name, differ_name)
 
     def takes(self, outcome: str, failure_text: str) -> bool:
         """Whether a failure is this expectation's bug: its outcome, and its message."""
         return outcome == self.outcome and (self.match is None or bool(self.match.search(failure_text)))
 
-    def covers(self, target: str | None, opt_level: str | None, ir_name: str | None) -> bool:
+    def covers(self, target: str | None, opt_level: str | None, ir_name: str | None,
+               differ_name: str | None = None) -> bool:
         """Whether the expectation is about this item, on some release."""
-        if ir_name is not None:
-            # An expectation that names targets/levels is about matrix items, unless
-            # it names the ir check too.
-            if self.ir_checks is not None:
-                return ir_name in self.ir_checks
-            return self.targets is None and self.opt_levels is None
-        if self.ir_checks is not None:
+        for name, named, other in ((ir_name, self.ir_checks, self.differs),
+                                   (differ_name, self.differs, self.ir_checks)):
+            if name is not None:
+                # An expectation that names targets/levels (or the other kind of named
+                # item) is about those items, unless it names this one too.
+                if named is not None:
+                    return name in named
+                return self.targets is None and self.opt_levels is None and other is None
+        if self.ir_checks is not None or self.differs is not None:
             return False
         return ((self.targets is None or target in self.targets or family_of(target) in self.targets)
                 and (self.opt_levels is None or opt_level in self.opt_levels))
@@ -216,6 +244,7 @@ class Case:
     expectations: tuple[Expectation, ...]
     history: History
     raw: dict = field(repr=False, compare=False, default_factory=dict)
+    differs: tuple[Differ, ...] = ()
     # What a generated sweep variant's program is made of (its dtype, dims, context ops):
     # what the report's heat maps group it by. Cases and grid variants: none.
     traits: tuple[str, ...] = ()
@@ -250,9 +279,9 @@ class Case:
                 return v.mlir
         return self.mlir
 
-    def expectation_for(self, target, opt_level, ir_name, release) -> Expectation | None:
+    def expectation_for(self, target, opt_level, ir_name, release, differ_name=None) -> Expectation | None:
         for e in self.expectations:
-            if e.applies_to(target, opt_level, ir_name, release):
+            if e.applies_to(target, opt_level, ir_name, release, differ_name):
                 return e
         return None
 
@@ -395,21 +424,24 @@ def _tolerance(reader: _Reader, key: str, default: float) -> float:
     return value
 
 
-def read_expectations(top: _Reader, ir_names: list[str] = (), extra: set[str] = frozenset()) -> tuple[Expectation, ...]:
+def read_expectations(top: _Reader, ir_names: list[str] = (), extra: set[str] = frozenset(),
+                      differ_names: list[str] = ()) -> tuple[Expectation, ...]:
     """The [[expect]] tables of `top` (a case.toml, or a sweep spec whose entries also
     hold the `extra` keys, read by the caller)."""
     expectations = []
     for e in top.subs("expect"):
-        e.reject_unknown({"targets", "opt_levels", "ir", "compiler", "outcome", "match", "reason", "same_as",
-                          *extra})
+        e.reject_unknown({"targets", "opt_levels", "ir", "differ", "compiler", "outcome", "match", "reason",
+                          "same_as", *extra})
         compiled = _regex(e, "match")
         ir = e.str_list("ir", None, allowed=ir_names) if "ir" in e.table else None
+        differs = e.str_list("differ", None, allowed=differ_names) if "differ" in e.table else None
         expectations.append(Expectation(
             outcome=_outcome(e, "outcome"),
             reason=e.get("reason", str, required=True),
             targets=e.str_list("targets", None, allowed=TARGETS) if "targets" in e.table else None,
             opt_levels=e.str_list("opt_levels", None, allowed=OPT_LEVELS) if "opt_levels" in e.table else None,
-            ir_checks=ir, compiler=e.specifier("compiler"), match=compiled, same_as=_same_as(e)))
+            ir_checks=ir, compiler=e.specifier("compiler"), match=compiled, same_as=_same_as(e),
+            differs=differs))
     return tuple(expectations)
 
 
@@ -518,7 +550,7 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
     name `manifest`, the sweep's file). Files it names resolve inside `case_dir`."""
     top = _Reader(manifest, data)
     top.reject_unknown({"title", "kind", "issues", "prs", "family", "found_by", "source", "matrix",
-                        "compare", "ir", "expect", "history"})
+                        "compare", "ir", "differ", "expect", "history"})
 
     title = top.get("title", str, required=True)
     kind = top.get("kind", str, required=True)
@@ -618,7 +650,8 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
     if kind == "ir" and not ir_checks:
         raise top.error("ir", "an 'ir' case needs at least one [[ir]] check")
 
-    expectations = read_expectations(top, names)
+    differs = _differs(top, kind, case_dir, targets, opt_levels)
+    expectations = read_expectations(top, names, differ_names=[d.name for d in differs])
 
     history = _history(top, data)
 
@@ -635,7 +668,44 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
                 targets=targets, opt_levels=opt_levels, flags=flags, target_flags=target_flags,
                 atol=atol, rtol=rtol, tolerance_reason=tolerance_reason, output_rules=tuple(rules),
                 ir_checks=tuple(ir_checks),
-                expectations=tuple(expectations), history=history, raw=data)
+                expectations=tuple(expectations), history=history, raw=data, differs=differs)
+
+
+def _differs(top: _Reader, kind: str, case_dir: Path, targets, opt_levels) -> tuple[Differ, ...]:
+    """[[differ]]: name, target/opt_level for both sides (defaults: the matrix's first),
+    a and b tables overriding them and adding flags, outputs (required without a golden),
+    atol/rtol. The two sides must differ."""
+    differs = []
+    for d in top.subs("differ"):
+        d.reject_unknown({"name", "target", "opt_level", "a", "b", "outputs", "atol", "rtol"})
+        name = d.get("name", str, required=True)
+        if not SLUG.fullmatch(name):
+            raise d.error("name", f"{name!r} is not lower-case letters, digits and '-'")
+        if kind not in ("numeric", "run"):
+            raise d.error("name", f"a differential item runs the module: kind {kind!r} never does")
+        target = d.get("target", str, targets[0])
+        level = d.get("opt_level", str, opt_levels[0])
+        sides = []
+        for key in ("a", "b"):
+            s = d.sub(key) if key in d.table else _Reader(d.manifest, {}, f"{d.where}.{key}")
+            s.reject_unknown({"target", "opt_level", "flags"})
+            side = Side(s.get("target", str, target), s.get("opt_level", str, level), s.flags("flags", case_dir, ()))
+            if side.target not in TARGETS:
+                raise s.error("target", f"unknown target {side.target!r}; allowed: {', '.join(TARGETS)}")
+            if side.opt_level not in OPT_LEVELS:
+                raise s.error("opt_level", f"unknown level {side.opt_level!r}; allowed: {', '.join(OPT_LEVELS)}")
+            sides.append(side)
+        if sides[0] == sides[1]:
+            raise d.error("b", "the two sides compile the same way: give them different targets, levels or flags")
+        golden = len(list((case_dir / "expected").glob("*.npy")))
+        outputs = d.get("outputs", int, golden or None)
+        if not outputs or outputs < 1:
+            raise d.error("outputs", "how many results the function returns: required when the case has no golden")
+        differs.append(Differ(name, *sides, outputs, _tolerance(d, "atol", 0.0), _tolerance(d, "rtol", 0.0)))
+    names = [d.name for d in differs]
+    if len(set(names)) != len(names):
+        raise top.error("differ", f"names must be unique, got {names}")
+    return tuple(differs)
 
 
 def discover(root: Path = CASES_DIR) -> list[Path]:

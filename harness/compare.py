@@ -160,3 +160,15 @@ def compare_outputs(actual: list[np.ndarray], expected: list[np.ndarray], inputs
         else:
             results.append(_compare_values(i, a, e, atol, rtol))
     return Comparison(against, tuple(results))
+
+
+# How far two compiles of one program may round apart (a reassociated reduction, another
+# tile size) before a differential item calls them different: by the output's dtype.
+# Integers and booleans must agree exactly.
+DIFFER_TOLERANCE = {"float16": 1e-2, "bfloat16": 2e-2, "float32": 1e-4, "float64": 1e-8}
+
+
+def differ_tolerance(outputs: list[np.ndarray], atol: float, rtol: float) -> tuple[float, float]:
+    """(atol, rtol): the loosest of the outputs' dtypes' tolerance and the given one."""
+    loosest = max((DIFFER_TOLERANCE.get(o.dtype.name, 0.0) for o in outputs), default=0.0)
+    return max(atol, loosest), max(rtol, loosest)

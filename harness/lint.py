@@ -84,7 +84,7 @@ def _generic_against(match, outcomes, targets, own: set[str], stored: list[Store
         if s.case in own or s.sample.outcome not in outcomes:
             continue
         item = ItemId.parse(s.sample.item)
-        if targets is not None and not item.is_ir and item.target not in targets:
+        if targets is not None and item.is_matrix and item.target not in targets:
             continue
         if match.search(s.sample.text):
             return s
@@ -147,7 +147,7 @@ def _applies(e: Expectation, r: ItemRecord) -> bool:
         release = release_of(r.compiler) if r.compiler else None
     except InvalidVersion:
         release = None
-    return release is None or e.applies_to(r.target, r.opt_level, r.ir_check, release)
+    return release is None or e.applies_to(r.target, r.opt_level, r.ir_check, release, r.differ)
 
 
 def _expectation_problems(expectations, own, failures: list[ItemRecord],
@@ -173,8 +173,8 @@ def _expectation_problems(expectations, own, failures: list[ItemRecord],
                                             f"{other.key} ({other.outcome}) in the latest results"))
         if not str(e.compiler):
             found.append((f"{f}.compiler", "missing: scope the expectation to the releases measured"))
-        if e.targets is None and e.ir_checks is None and not ir_only:
-            found.append((f"{f}.targets", "missing: name the targets (or ir checks) measured"))
+        if e.targets is None and e.ir_checks is None and e.differs is None and not ir_only:
+            found.append((f"{f}.targets", "missing: name the targets (or ir checks, or differential items) measured"))
     return found
 
 
@@ -304,7 +304,7 @@ def _history_problems(case: Case, stored: list[StoredFailure] = ()) -> list[tupl
     bug = Bug.of(case)
     items = bug_items(case)
     # only where prove and bisect look: the targets of the bug's items
-    targets = {i.target for i in items if not i.is_ir} or None
+    targets = {i.target for i in items if i.is_matrix} or None
     # Each message that says what the bug is: [history]'s, and each window's own.
     messages = [("history.bad_match", h.bad_match, h.bad_outcomes)] + [
         (f"history.window[{j}].bad_match", w.bad_match, w.bad_outcomes or h.bad_outcomes)
@@ -325,7 +325,7 @@ def _history_problems(case: Case, stored: list[StoredFailure] = ()) -> list[tupl
                                  f"{other}; prove and bisect would take it for this bug"))
 
     def expectation(item: ItemId, release: str) -> Expectation | None:
-        return case.expectation_for(item.target, item.opt_level, item.ir_check, Version(release))
+        return item.expectation(case, Version(release))
 
     for j, w in enumerate(h.windows):
         d = bug.definition(Version(w.first_bad))

@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # ------------------------------------------------------------------ stage statuses
-STAGES = ("import", "compile", "configure", "run", "reference", "compare", "ir")
+# differ: a differential item's two compiles run on the same inputs, and compared.
+STAGES = ("import", "compile", "configure", "run", "reference", "compare", "ir", "differ")
 OK, SKIPPED = "ok", "skip"
 FAILED, CRASHED, TIMED_OUT, OUT_OF_MEMORY, GARBAGE = "fail", "crash", "timeout", "oom", "garbage"
 FAILING_STATUSES = (FAILED, CRASHED, TIMED_OUT, OUT_OF_MEMORY, GARBAGE)
@@ -37,7 +38,7 @@ WORKER_CRASH = "worker-crash"    # the pytest-xdist worker running the item died
 INFRA_ERROR = "infra-error"      # machine trouble (INFRA) in a tool's or the harness's I/O
 HARNESS_OUTCOMES = (COLLECT_ERROR, HARNESS_ERROR, WORKER_CRASH, INFRA_ERROR)
 # Stages whose failure only shows where the item runs: a compile-only pass says nothing.
-RUNTIME_STAGES = ("run", "compare")
+RUNTIME_STAGES = ("run", "compare", "differ")
 
 
 def stage_outcome(stage: str, status: str) -> str:
@@ -54,6 +55,10 @@ def parse_stage_outcome(text: str) -> tuple[str, str]:
 
 
 WRONG_NUMBERS = "compare-fail"  # stage_outcome("compare", FAILED): the outputs differ
+# stage_outcome("differ", FAILED): a differential item's two compiles of one program give
+# different outputs on the same inputs (which one is wrong, where a golden says, is in
+# its detail).
+COMPILES_DISAGREE = "differ-fail"
 
 
 def shows_at_run_time(outcome: str) -> bool:
@@ -71,6 +76,8 @@ def plain_words(outcome: str) -> str:
     """'compile-crash' -> 'iree-compile crashes'; 'compare-fail' -> 'wrong numbers'."""
     if outcome == WRONG_NUMBERS:
         return "wrong numbers"
+    if outcome == COMPILES_DISAGREE:
+        return "two compiles of the program disagree"
     if outcome == PASS_OUTCOME:
         return "passes"
     try:
@@ -149,7 +156,7 @@ PROBE_BAD, PROBE_GOOD, PROBE_UNDECIDED = "bad", "good", "skip"
 PROBE_STATES = (PROBE_BAD, PROBE_GOOD, PROBE_UNDECIDED)
 
 # Failure groups, most telling first. Keys are outcomes or a status alone.
-SEVERITY = ("compare-fail", "crash", "run-garbage", "compile-garbage", "compile-fail",
+SEVERITY = ("compare-fail", COMPILES_DISAGREE, "crash", "run-garbage", "compile-garbage", "compile-fail",
             "ir-fail", "run-fail", "oom", "timeout", "import-fail", "reference-fail",
             *HARNESS_OUTCOMES)
 

@@ -46,7 +46,8 @@ from .sweep.spec import SWEEPS_DIR, Sweep, Variant, load_sweep
 from .toolchain import ToolchainError, resolve
 KIND_MARKERS = {"numeric": "compiles, runs and compares with PyTorch",
                 "compile": "compile-only case", "run": "compiles and runs, no golden (a run-time failure case)",
-                "ir": "IR-level FileCheck check"}
+                "ir": "IR-level FileCheck check",
+                "differ": "two compiles of one program that must agree (a differential item)"}
 
 
 def _csv(allowed):
@@ -382,17 +383,20 @@ class CaseFile(pytest.File):
         case = load_case(self.path)  # CaseError -> a collection error for this file only
         opts = self.config.option
         checks = {c.name: c for c in case.ir_checks}
+        differs = {d.name: d for d in case.differs}
         extra = [t for t in opts.target if not targets.BY_NAME[t].default]
         for item in ItemId.of(case, extra):
             check = checks.get(item.ir_check)
-            # An IR check belongs to the target its own flags compile for, or to none.
-            target = targets.target_of_flags(check.args) if check else item.target
-            if target is not None and target not in opts.target:
-                continue
-            if item.opt_level is not None and item.opt_level not in opts.opt_level:
-                continue
-            yield CaseItem.from_parent(self, name=item.name, case=case, target=item.target,
-                                       opt_level=item.opt_level, check=check)
+            if item.is_differ:  # both sides' targets and levels asked for
+                sides = (differs[item.differ].a, differs[item.differ].b)
+                wanted = all(s.target in opts.target and s.opt_level in opts.opt_level for s in sides)
+            else:
+                # An IR check belongs to the target its own flags compile for, or to none.
+                target = targets.target_of_flags(check.args) if check else item.target
+                wanted = ((target is None or target in opts.target)
+                          and (item.opt_level is None or item.opt_level in opts.opt_level))
+            if wanted:
+                yield CaseItem.from_parent(self, name=item.name, case=case, item=item, check=check)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, CaseError):
@@ -408,13 +412,15 @@ class ItemFailure(Exception):
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, case, target, opt_level, check, **kwargs):
+    def __init__(self, *, case, item: ItemId, check, **kwargs):
         super().__init__(**kwargs)
         self.case = case
-        self.target = target
-        self.opt_level = opt_level
+        self.item = item
+        self.target = item.target
+        self.opt_level = item.opt_level
         self.check = check
-        for marker in (target, opt_level, "ir" if check else case.kind):
+        kind = "ir" if item.is_ir else "differ" if item.is_differ else case.kind
+        for marker in (item.target, item.opt_level, kind):
             if marker:
                 self.add_marker(marker)
 
@@ -433,7 +439,7 @@ class CaseItem(pytest.Item):
         return ItemRecord(
             case=self.ref.case, item=self.name, outcome=INFRA_ERROR if trouble else HARNESS_ERROR, verdict=ERROR,
             message=message, target=self.target, opt_level=self.opt_level,
-            ir_check=self.check.name if self.check else None, nodeid=self.nodeid, **self._about())
+            ir_check=self.item.ir_check, differ=self.item.differ, nodeid=self.nodeid, **self._about())
 
     def runtest(self):
         try:
@@ -476,13 +482,9 @@ class CaseItem(pytest.Item):
                 shutil.rmtree(scratch, ignore_errors=True)
         return outcomes
 
-    @property
-    def _item_id(self) -> ItemId:
-        return ItemId(self.target, self.opt_level, self.check.name if self.check else None)
-
     def _result(self, settings: Settings, progress=None) -> ItemResult:
         """The item run once with `settings` (the run's, or a retry's empty cache)."""
-        return run_item(self.case, self._item_id, settings, progress)
+        return run_item(self.case, self.item, settings, progress)
 
     def _run(self):
         settings = settings_for(self.config)
@@ -550,6 +552,7 @@ class SweepItem(CaseItem):
     def __init__(self, *, sweep: Sweep, variant: Variant, target, opt_level, **kwargs):
         pytest.Item.__init__(self, **kwargs)  # no case yet: it is made when the item runs
         self.sweep, self.variant = sweep, variant
+        self.item = ItemId(target, opt_level)
         self.target, self.opt_level, self.check = target, opt_level, None
         for marker in (target, opt_level, "numeric", "sweep"):
             self.add_marker(marker)
@@ -568,7 +571,7 @@ class SweepItem(CaseItem):
         if not golden.ok:  # no golden, no program to judge: the item ends on that stage
             return ItemResult(case, self.name, self.target, self.opt_level, None,
                               settings.toolchain.compiler_version, [golden])
-        return run_item(case, self._item_id, settings, progress)
+        return run_item(case, self.item, settings, progress)
 
 
 def pytest_unconfigure(config):

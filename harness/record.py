@@ -119,6 +119,7 @@ class ItemRecord:
     target: str | None = None
     opt_level: str | None = None
     ir_check: str | None = None
+    differ: str | None = None  # a differential item's name
     compiler: str = ""
     compile_only: bool = False
     seconds: float = 0.0

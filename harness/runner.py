@@ -8,24 +8,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .case import Case, Expectation, IrCheck
+from .case import Case, Differ, Expectation, IrCheck
 from .outcomes import (ERROR, FAIL, INFRA_ERROR, PASS, PASS_OUTCOME, SKIP, SKIP_OUTCOME, SKIPPED, UNOBSERVED, XFAIL, XPASS,
                        shows_at_run_time)
+from .reference import npy_files
 from .record import ItemRecord, StageResult, compile_only, failing_stage, failure_text, outcome_of
-from .stages import (Settings, compare_stage, compile_flags, compile_stage, configure_stage, import_stage,
-                     ir_stage, run_stage)
+from .stages import (Settings, compare_stage, compile_flags, compile_stage, configure_stage, differ_stage,
+                     import_stage, ir_stage, run_module, run_stage, side_of)
 from .targets import records_configurations
 
 
 @dataclass
 class ItemResult:
     case: Case
-    name: str  # "cpu-O3" or "ir-<check>"
+    name: str  # "cpu-O3", "ir-<check>" or "differ-<name>"
     target: str | None
     opt_level: str | None
     ir_check: str | None
     compiler: str  # version string of the compiler used
     stages: list[StageResult] = field(default_factory=list)
+    differ: str | None = None
 
     # Read as a record reads them (record.py holds the one definition).
     @property
@@ -65,7 +67,7 @@ class ItemResult:
     def record(self, verdict: "Verdict", **extra) -> ItemRecord:
         return ItemRecord(case=self.case.slug, item=self.name, outcome=self.outcome,
                           verdict=verdict.kind, message=verdict.message, title=self.case.title,
-                          target=self.target, opt_level=self.opt_level, ir_check=self.ir_check,
+                          target=self.target, opt_level=self.opt_level, ir_check=self.ir_check, differ=self.differ,
                           compiler=self.compiler, compile_only=self.compile_only,
                           seconds=round(self.seconds, 3), issues=list(self.case.threads),
                           family=self.case.family, windows=self.case.history.describe(),
@@ -121,6 +123,39 @@ def run_ir_item(case: Case, check: IrCheck, settings: Settings, progress=None) -
     return item
 
 
+def run_differ_item(case: Case, differ: Differ, settings: Settings, progress=None) -> ItemResult:
+    """Both sides compiled, both run on the case's inputs, their outputs compared
+    (stages.differ_stage); each side's stages say which side they are."""
+    progress = progress or _no_progress
+    item = ItemResult(case, f"differ-{differ.name}", None, None, None, settings.toolchain.compiler_version,
+                      differ=differ.name)
+    progress("import")
+    imported, mlir = import_stage(case, settings)
+    item.stages.append(imported)
+    if not imported.ok:
+        return item
+    modules = []
+    for label, side in (("a", differ.a), ("b", differ.b)):
+        progress("compile")
+        compiled, vmfb = compile_stage(mlir, compile_flags(case, side.target, side.opt_level, settings, side.flags),
+                                       settings)
+        item.stages.append(side_of(compiled, label, side))
+        if not compiled.ok:
+            return item
+        modules.append(vmfb)
+    outputs = []
+    for label, side, vmfb in zip("ab", (differ.a, differ.b), modules):
+        progress("run")
+        ran, out = run_module(side.target, vmfb, case.function, npy_files(case.inputs_dir), differ.outputs, settings)
+        item.stages.append(side_of(ran, label, side))
+        if not ran.ok:
+            return item
+        outputs.append(out)
+    progress("differ")
+    item.stages.append(differ_stage(case, differ, *outputs))
+    return item
+
+
 # Verdicts. The outcome table, as in iree-test-suites' conftest:
 #
 #   expectation                | item outcome                  | verdict
@@ -146,7 +181,7 @@ class Verdict:
 
 
 def expectation_for(result: ItemResult, release) -> Expectation | None:
-    return result.case.expectation_for(result.target, result.opt_level, result.ir_check, release)
+    return result.case.expectation_for(result.target, result.opt_level, result.ir_check, release, result.differ)
 
 
 def verdict(result: ItemResult, expectation: Expectation | None) -> Verdict:

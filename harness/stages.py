@@ -23,8 +23,8 @@ import numpy as np
 
 from . import older_releases, onnx_frontend, targets, vulkan_layer
 from .cache import Cache, digest, read_meta
-from .case import Case, IrCheck
-from .compare import compare_outputs
+from .case import Case, Differ, IrCheck, Side
+from .compare import compare_outputs, differ_tolerance
 from .configuration import ATTENTION_OP, has_attention, left_after_strip, read_configurations
 from .outcomes import CRASHED, FAILED, GARBAGE, INFRA, OK, OUT_OF_MEMORY, SKIPPED, TIMED_OUT
 from .process import (BOUNDS, Bounds, ProcessResult, crash_message, display, first_frame, last_diagnostic,
@@ -263,10 +263,11 @@ def readable_by_release(result: StageResult, mlir: Path, settings: Settings) -> 
 
 # --------------------------------------------------------------------------- compile
 
-def compile_flags(case: Case, target: str, opt_level: str, settings: Settings) -> list[str]:
+def compile_flags(case: Case, target: str, opt_level: str, settings: Settings, more=()) -> list[str]:
+    """The profile's flags, then the case's, the run's and `more` (a differential side's)."""
     flags = targets.compile_flags(target, opt_level, settings.toolchain.release,
                                   settings.target_options)
-    own = targets.spelled_for(list(case.flags) + list(case.target_flags.get(target, ())) + list(settings.extra_flags),
+    own = targets.spelled_for([*case.flags, *case.target_flags.get(target, ()), *settings.extra_flags, *more],
                               settings.toolchain.release)
     # A flag the case sets replaces the profile's own spelling of it (a pinned target CPU
     # instead of the host's), so the command line says one value.
@@ -493,6 +494,47 @@ def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> 
         " | ".join(c.summary() for c in checks)
     return StageResult("compare", OK if ok else FAILED, detail, "", "",
                        time.monotonic() - start, data=data)
+
+
+# ------------------------------------------------------------------ differential
+
+def side_of(result: StageResult, label: str, side: Side) -> StageResult:
+    """A differential item's compile or run stage, told as its side's (`a (cpu-O3): ...`),
+    with the module and outputs named per side so that both commands paste together."""
+    data = {**result.data, "side": label}
+    command = result.command.replace("module.vmfb", f"module-{label}.vmfb").replace("--output=@out",
+                                                                                       f"--output=@{label}-out")
+    return replace(result, detail=f"{label} ({side.describe()}): {result.detail}".rstrip(": "),
+                   command=command, data=data)
+
+
+def differ_stage(case: Case, differ: Differ, outputs_a: list[np.ndarray], outputs_b: list[np.ndarray]) -> StageResult:
+    """Fails when the two sides' outputs disagree beyond the tolerance of their dtype (or
+    the differ's, or the case's, the loosest). Where the case has a golden, each side is
+    also compared with it, so the detail says which side is wrong; two sides that agree
+    on wrong numbers are the golden's business (compare-fail), not a pass."""
+    start = time.monotonic()
+    atol, rtol = differ_tolerance(outputs_a, max(differ.atol, case.atol), max(differ.rtol, case.rtol))
+    inputs = load_arrays(case.inputs_dir)
+    between = compare_outputs(outputs_b, outputs_a, inputs, atol, rtol, case.output_rules, "side a")
+    checks = [between]
+    golden = load_arrays(case.expected_dir) if case.kind == "numeric" else []
+    verdicts = []
+    if golden:
+        for label, outputs in (("a", outputs_a), ("b", outputs_b)):
+            check = compare_outputs(outputs, golden, inputs, case.atol, case.rtol, case.output_rules,
+                                    f"golden ({case.reference_name})")
+            checks.append(check)
+            verdicts.append(f"{label} {'matches' if check.ok else 'is wrong against'} the golden")
+    data = {"comparisons": [c.as_dict() for c in checks], "tolerance": {"atol": atol, "rtol": rtol}}
+    sides = f"a ({differ.a.describe()}) vs b ({differ.b.describe()})"
+    if between.ok and golden and not all(c.ok for c in checks[1:]):
+        return StageResult("compare", FAILED, f"{sides} agree, and both are wrong: {checks[1].summary()}",
+                           seconds=time.monotonic() - start, data=data)
+    which = f" ({'; '.join(verdicts)})" if verdicts else ""
+    detail = (f"{sides}: b {between.summary()}{which}" if not between.ok
+              else f"{sides} agree within atol={atol:g}, rtol={rtol:g}{which}")
+    return StageResult("differ", OK if between.ok else FAILED, detail, seconds=time.monotonic() - start, data=data)
 
 
 # -------------------------------------------------------------------------------- ir

@@ -10,7 +10,8 @@ iree-run-module as far as the harness can tell, and misbehave on request:
   | kill-worker (SIGKILLs the process that ran it: a pytest worker dying mid-item, then
   hangs) | leak (starts a child in a session of its own that sleeps, then compiles ok)
   An ok module is b"PK\\x03\\x04" + the input text, so a `// FAKE-RUN: <mode>` line in
-  the input travels into the module for the fake iree-run-module to act on.
+  the input travels into the module for the fake iree-run-module to act on; a flag
+  `--fake-run=<mode>` puts such a line first (a flag that changes what the module computes).
   With $IREE_REGRESS_FAKE_IREE_COMPILE_LOG set, every real compile (not --version) appends a line.
   Without `-o` (an [[ir]] check) it prints its input + "// produced-by: iree-compile".
 * iree-run-module: `--list_devices=...` prints nothing (no GPU here); otherwise the
@@ -50,6 +51,9 @@ if "--version" in args:
 out = args[args.index("-o") + 1] if "-o" in args else None
 src = [a for a in args if not a.startswith("-") and a != out][0]
 text = open(src).read()
+for a in args:
+    if a.startswith("--fake-run="):
+        text = "// FAKE-RUN: " + a[len("--fake-run="):] + "\n" + text
 log = os.environ.get("IREE_REGRESS_FAKE_IREE_COMPILE_LOG")
 if log:
     with open(log, "a") as f:

@@ -44,7 +44,7 @@ def cmd_repro(args) -> int:
         settings = settings_with(resolve(args.iree_tools_dir))
     # A whole case means its matrix items (ir checks have no bundle; named alone, one says so).
     wanted = [(case, i) for case, item in map(parse_ref, args.items)
-              for i in ([item] if item else [i for i in ItemId.of(case) if not i.is_ir])
+              for i in ([item] if item else [i for i in ItemId.of(case) if i.is_matrix])
               if not args.target or i.target in args.target.split(",")]
     written = 0
     for case, name in wanted:

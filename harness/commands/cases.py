@@ -123,7 +123,7 @@ def _families_markdown(families) -> str:
         for c in cases:
             items = [ItemId.parse(n) for n in c.history.bad_items]
             targets = sorted({i.target for i in items if i.target})
-            targets += ["ir"] if any(i.is_ir for i in items) else []
+            targets += sorted({i.scope for i in items if not i.is_matrix})
             levels = sorted({i.opt_level for i in items if i.opt_level})
             out.append(f"| {c.slug} | {c.history.status} | {c.history.describe() if c.history.windows else '-'} "
                        f"| {'/'.join(c.history.bad_outcomes) or '-'} | {', '.join(targets) or '-'} "

@@ -32,13 +32,14 @@ def toml_value(value) -> str:
 
 
 def scope_lines(items) -> list[str]:
-    """An [[expect]]'s targets/opt_levels (or ir) lines naming exactly these ItemIds: one
-    per target (the scan's and expect --update's expectations alike)."""
+    """An [[expect]]'s targets/opt_levels (or ir, or differ) lines naming exactly these
+    ItemIds: one per target (the scan's and expect --update's expectations alike)."""
     scopes = []
-    ir = sorted(i.ir_check for i in items if i.is_ir)
-    if ir:
-        scopes.append(f"ir = {toml_value(ir)}")
-    for target in sorted({i.target for i in items if not i.is_ir}):
+    for key, names in (("ir", sorted(i.ir_check for i in items if i.is_ir)),
+                       ("differ", sorted(i.differ for i in items if i.is_differ))):
+        if names:
+            scopes.append(f"{key} = {toml_value(names)}")
+    for target in sorted({i.target for i in items if i.is_matrix}):
         levels = sorted(i.opt_level for i in items if i.target == target)
         scopes.append(f"targets = {toml_value([target])}\nopt_levels = {toml_value(levels)}")
     return scopes

@@ -73,7 +73,7 @@ def update_case(case: Case, records: list[ItemRecord]) -> Update:
     replaced: dict[int, str] = {}
     for index, exp in enumerate(case.expectations):
         covered = [r for r in records
-                   if exp.applies_to(r.target, r.opt_level, r.ir_check, release)]
+                   if exp.applies_to(r.target, r.opt_level, r.ir_check, release, r.differ)]
         moved = [r for r in covered if r.verdict in (FAIL, XPASS)]
         if not moved:
             continue
@@ -94,7 +94,7 @@ def update_case(case: Case, records: list[ItemRecord]) -> Update:
     failed: dict[tuple[str, str], list[ItemRecord]] = {}
     for r in changed:
         if r.verdict == FAIL and r.outcome != PASS_OUTCOME:
-            failed.setdefault((r.target or "ir", r.outcome), []).append(r)
+            failed.setdefault((ItemId.parse(r.item).scope, r.outcome), []).append(r)
     for (scope, outcome), group in sorted(failed.items()):
         match = derive_match(group)
         lines = ["[[expect]]", *scope_lines([ItemId.parse(r.item) for r in group]), f"compiler = {toml_value(f'>={release}')}",

@@ -36,7 +36,7 @@ from .prove import ReleaseRun
 class Hidden:
     """Another failure that hides the bug on releases inside a window's span (before its
     onset, or after it and before the fix): written as its own expectation."""
-    scope: str  # a target, or "ir"
+    scope: str  # a target, or "ir" / "differ" (ItemId.scope)
     outcome: str
     names: tuple[str, ...]  # levels, or ir check names
     versions: tuple[str, ...]
@@ -214,7 +214,7 @@ def _hidden(runs: list[ReleaseRun], bug: Bug, where: str) -> list[Hidden]:
             if r.outcome in (PASS_OUTCOME, SKIP_OUTCOME) or bug.state(r).kind in (PROBE_BAD, PROBE_GOOD):
                 continue
             item = ItemId.parse(r.name)
-            groups.setdefault(("ir" if item.is_ir else item.target, r.outcome), []).append((run.version, item, r))
+            groups.setdefault((item.scope, r.outcome), []).append((run.version, item, r))
     found = []
     for (scope, outcome), seen in sorted(groups.items()):
         match = derive_match([r for _, _, r in seen])
@@ -225,7 +225,7 @@ def _hidden(runs: list[ReleaseRun], bug: Bug, where: str) -> list[Hidden]:
         for version, item, r in ([] if match is not None else seen):
             by_message.setdefault(derive_match([r]), []).append((version, item, r))
         for message, part in by_message.items():
-            names = sorted({i.ir_check if i.is_ir else i.opt_level for _, i, _ in part})
+            names = sorted({i.name_in_scope for _, i, _ in part})
             versions = sorted({v for v, _, _ in part}, key=Version)
             found.append(Hidden(scope, outcome, tuple(names), tuple(versions), message, where))
     return found

@@ -36,7 +36,7 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
             for version, outcome in shown:
                 if not w.holds(version):
                     continue
-                items, versions = groups.setdefault(("ir" if item.is_ir else item.target, outcome), (set(), []))
+                items, versions = groups.setdefault((item.scope, outcome), (set(), []))
                 items.add(item)
                 versions.append(version)
         for (_, outcome), (items, versions) in sorted(groups.items()):
@@ -59,7 +59,7 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
 def _hidden_block(h) -> str:
     """An [[expect]] for what hides the bug on releases inside its window's span: prove
     checks those releases still fail that way, and a run there is judged by it."""
-    items = [ItemId.parse(f"{h.scope}-{name}") for name in h.names]  # ir-<check> or <target>-<level>
+    items = [ItemId.parse(f"{h.scope}-{name}") for name in h.names]  # ir-<check>, differ-<name> or <target>-<level>
     span = f">={h.versions[0]},<={h.versions[-1]}"
     when = {"before": "before the bug's onset", "after": "after the bug showed, before its fix",
             "inside": "on these items inside its window"}[h.where]
@@ -171,7 +171,8 @@ def _describes(block: str, bug: Bug, measured: Measured) -> bool:
     if not bug.expected_by(entry.get("outcome", ""), match, measured.texts):
         return False
     scope = Expectation(entry["outcome"], "", _opt(entry, "targets"), _opt(entry, "opt_levels"),
-                        _opt(entry, "ir"), SpecifierSet(entry.get("compiler", "")), None)
+                        _opt(entry, "ir"), SpecifierSet(entry.get("compiler", "")), None,
+                        differs=_opt(entry, "differ"))
     return any(ItemId.parse(n).covered_by(scope) for n in measured.items)
 
 

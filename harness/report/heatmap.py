@@ -30,7 +30,7 @@ def labels(row: CaseRow) -> list[str]:
     """The heat map rows a variant counts in: its sweep, its axis values but the seed, and
     what its program is made of (the records' traits, for generated programs)."""
     sweep, variant = row.slug.split("::", 1)
-    items = [*row.cells.values(), *row.ir_cells]
+    items = [*row.cells.values(), *row.named_cells]
     traits = items[0].traits if items else []
     axes = [pair for pair in variant.split(",") if pair.split("=", 1)[0] != SEED_AXIS]
     return [f"sweep={sweep}", *axes, *traits]
@@ -38,7 +38,7 @@ def labels(row: CaseRow) -> list[str]:
 
 def needs_a_reader(row: CaseRow, diff: RunDiff | None) -> bool:
     """A variant shown in the matrix: something in it is not as recorded, or changed."""
-    items = [*row.cells.values(), *row.ir_cells, *row.errors]
+    items = [*row.cells.values(), *row.named_cells, *row.errors]
     if row.errors or any(i.is_failure for i in items):
         return True
     if diff is None:
@@ -90,13 +90,13 @@ def heat_maps(model: ReportModel) -> list[FamilyHeat]:
         heat.sweeps.add(sweep)
         heat.variants += 1
         names = labels(row)
-        for item in [*row.cells.values(), *row.ir_cells]:
-            target = item.target or "ir"
+        for item in [*row.cells.values(), *row.named_cells]:
+            target = item.target or ("ir" if item.ir_check else "differ")
             if target not in heat.targets:
                 heat.targets.append(target)
             for label in names:
                 heat.rows.setdefault(label, {}).setdefault(target, Cell()).add(item)
-    order = ["cpu", "vulkan", "hip", "cuda", "ir"]
+    order = ["cpu", "vulkan", "hip", "cuda", "ir", "differ"]
     for heat in families.values():
         heat.targets.sort(key=lambda t: order.index(t) if t in order else len(order))
     return [families[f] for f in sorted(families)]

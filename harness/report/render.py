@@ -101,12 +101,12 @@ def markdown(model: ReportModel) -> str:
             out += [f"| {_span(c.key)} | {_md(c.dispatch)} | {_md(c.field)} | {_md(c.before)} | {_md(c.after)} |"
                     for c in d.config_changes] + [""]
     cols = model.columns
-    out += ["## Matrix", "", "| case | " + " | ".join(cols) + (" | ir |" if model.has_ir else " |"),
-            "|---" * (len(cols) + 1 + model.has_ir) + "|"]
+    out += ["## Matrix", "", "| case | " + " | ".join(cols) + (" | ir checks, differences |" if model.has_named else " |"),
+            "|---" * (len(cols) + 1 + model.has_named) + "|"]
     for row in model.rows:
         cells = [cell_label(row.cells[c]) if c in row.cells else "" for c in cols]
-        if model.has_ir:
-            cells.append(", ".join(f"{_md(i.ir_check)}: {cell_label(i)}" for i in row.ir_cells))
+        if model.has_named:
+            cells.append(", ".join(f"{_md(i.ir_check or i.item)}: {cell_label(i)}" for i in row.named_cells))
         # A results file may come from anywhere: only a well-formed owner/repo#N becomes a link.
         links = " ".join(f"[{ref}]({url})" if ISSUE_REF.fullmatch(ref) else _md(ref) for ref, url in row.issue_links())
         out.append(f"| {_md(row.slug)} {links} | " + " | ".join(cells) + " |")
@@ -228,7 +228,7 @@ def _cell(item: ItemRecord, windows: str, anchor: str | None) -> str:
 
 
 def _chip(item: ItemRecord, windows: str, anchor: str | None) -> str:
-    text = _e(f"{item.ir_check}: {_mark(item)}")
+    text = _e(f"{item.ir_check or item.item}: {_mark(item)}")
     if anchor:
         text = f"<a href='#{anchor}'>{text}</a>"
     return f"<span class='chip s-{item.cell_state}' title='{_e(_tooltip(item, windows))}'>{text}</span>"
@@ -244,7 +244,7 @@ def _detail_groups(rows: list) -> list[tuple[str, list[ItemRecord]]]:
     (of the rows the matrix shows)."""
     groups: dict[tuple[str, str, str], list[ItemRecord]] = {}
     for row in rows:
-        for item in [*row.cells.values(), *row.ir_cells, *row.errors]:
+        for item in [*row.cells.values(), *row.named_cells, *row.errors]:
             if _has_detail(item):
                 groups.setdefault((row.slug, item.verdict, signature_of(item)), []).append(item)
     return [(_anchor("|".join(k)), items) for k, items in groups.items()]
@@ -259,7 +259,7 @@ def _known_bugs(model: ReportModel) -> list[str]:
     """Known bugs by issue: which cases and items, since when, still failing as recorded."""
     by_issue: dict[str, dict] = {}
     for row in model.rows:
-        known = [i for i in [*row.cells.values(), *row.ir_cells] if i.cell_state == CELL_XFAIL]
+        known = [i for i in [*row.cells.values(), *row.named_cells] if i.cell_state == CELL_XFAIL]
         if not known:
             continue
         for ref, url in (row.issue_links() or [("found by iree-regress", "")]):
@@ -370,7 +370,7 @@ def html_page(model: ReportModel) -> str:
     head1 = "".join(f"<th colspan='{sum(1 for c in cols if c.rsplit('-', 1)[0] == t)}'>{_e(t)}</th>"
                     for t in targets_in)
     head2 = "".join(f"<th>{_e(c.rsplit('-', 1)[1])}</th>" for c in cols)
-    ir_head = "<th rowspan='2'>IR checks</th>" if model.has_ir else ""
+    ir_head = "<th rowspan='2'>IR checks, differences</th>" if model.has_named else ""
     parts.append("<div class='wrap'><table class='matrix'><thead>"
                  f"<tr><th class='case' rowspan='2'>case: status, windows, issues</th>{head1}{ir_head}</tr>"
                  f"<tr>{head2}</tr></thead><tbody>")
@@ -383,8 +383,8 @@ def html_page(model: ReportModel) -> str:
         for c in cols:
             item = row.cells.get(c)
             tds.append(_cell(item, row.windows, anchor_of.get(item.key)) if item else "<td></td>")
-        if model.has_ir:
-            chips = "".join(_chip(i, row.windows, anchor_of.get(i.key)) for i in row.ir_cells)
+        if model.has_named:
+            chips = "".join(_chip(i, row.windows, anchor_of.get(i.key)) for i in row.named_cells)
             tds.append(f"<td class='ir'>{chips}</td>")
         parts.append("<tr>" + "".join(tds) + "</tr>")
     parts.append("</tbody></table></div>")

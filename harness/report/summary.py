@@ -52,7 +52,7 @@ class CaseRow:
     windows: str = ""  # the case's bug windows, as its items recorded them
     family: str = "other"
     cells: dict[str, ItemRecord] = field(default_factory=dict)  # column -> item
-    ir_cells: list[ItemRecord] = field(default_factory=list)
+    named_cells: list[ItemRecord] = field(default_factory=list)  # ir checks, differential items
     errors: list[ItemRecord] = field(default_factory=list)  # the case did not load
 
     def issue_links(self) -> list[tuple[str, str]]:
@@ -80,7 +80,7 @@ class ReportModel:
         for row in self.rows:
             counts = table.setdefault(row.family, {"cases": 0})
             counts["cases"] += 1
-            for item in [*row.cells.values(), *row.ir_cells, *row.errors]:
+            for item in [*row.cells.values(), *row.named_cells, *row.errors]:
                 counts[item.cell_state] = counts.get(item.cell_state, 0) + 1
         return dict(sorted(table.items()))
 
@@ -103,8 +103,8 @@ class ReportModel:
         return [c for c in MATRIX_COLUMNS if c in used]
 
     @property
-    def has_ir(self) -> bool:
-        return any(r.ir_cells for r in self.rows)
+    def has_named(self) -> bool:
+        return any(r.named_cells for r in self.rows)
 
 
 def build(results: Path | list[Path], previous: Path | None = None,
@@ -118,8 +118,8 @@ def build(results: Path | list[Path], previous: Path | None = None,
     for item in items:
         row = rows.setdefault(item.case, CaseRow(item.case, item.title, item.issues, item.windows,
                                                  item.family))
-        if item.ir_check:
-            row.ir_cells.append(item)
+        if item.ir_check or item.differ:  # named items: no target x level cell
+            row.named_cells.append(item)
         elif item.target:
             row.cells[item.item] = item
         else:

@@ -202,7 +202,7 @@ class _Disposer:
         parsed = sweep.parsed_expectations()
         release = release_of(record.compiler)
         for i in sweep.about(point):
-            if parsed[i].applies_to(record.target, record.opt_level, record.ir_check, release):
+            if parsed[i].applies_to(record.target, record.opt_level, record.ir_check, release, record.differ):
                 return parsed[i]
         return None
 

@@ -46,7 +46,7 @@ def open_found_bugs(cases: list[Case]) -> list[Case]:
 
 def bug_item(case: Case) -> ItemId:
     """The item to report: the bug's own items first, cpu before the others."""
-    items = [i for i in bug_items(case) if not i.is_ir] or [i for i in ItemId.of(case) if not i.is_ir]
+    items = [i for i in bug_items(case) if i.is_matrix] or [i for i in ItemId.of(case) if i.is_matrix]
     return sorted(items, key=lambda i: (i.target != "cpu", i.name))[0]
 
 
@@ -60,7 +60,7 @@ def nearest_right(case: Case, item: ItemId, bug: Bug, settings: Settings) -> str
         if result.outcome == PASS_OUTCOME and not bug.blind_to(result):
             return (f"`{item.name}` of the same PyTorch program imported by iree-turbine instead of through "
                     f"{case.frontend.upper()} is right on the same release (the same inputs and golden)")
-    others = [i for i in ItemId.of(case) if not i.is_ir and i != item]
+    others = [i for i in ItemId.of(case) if i.is_matrix and i != item]
     others.sort(key=lambda i: (i.target != item.target, i.name))
     for other in others:
         result = run_item(case, other, settings)
