@@ -36,7 +36,7 @@ from packaging.version import InvalidVersion, Version
 from .bug import Bug
 from .case import CASES_DIR, LOOSE_TOLERANCE, Case, CaseError, Expectation, Sample, discover, load_case
 from .item import ItemId, bug_items
-from .outcomes import FAILING_STATUSES, STAGES, WRONG_NUMBERS
+from .outcomes import FAILING_STATUSES, NUMBERS_OUTCOMES, STAGES
 from .toolchain import release_of
 from .record import ItemRecord
 from .signatures import normalise, signature_of
@@ -216,7 +216,7 @@ def _same_as_problems(expectations, taken: dict[int, list[ItemRecord]], cases_di
             samples = [w.sample for w in h.windows if w.sample and w.sample.outcome == e.outcome]
             if e.match is not None and any(e.match.search(s.text) for s in samples):
                 continue
-            if any(r.outcome != WRONG_NUMBERS and (r.outcome, signature_of(r)) == (s.outcome, normalise(s.text))
+            if any(r.outcome not in NUMBERS_OUTCOMES and (r.outcome, signature_of(r)) == (s.outcome, normalise(s.text))
                    for r in taken.get(i, ()) for s in samples):
                 continue
             if any(x.outcome == e.outcome for x in case.expectations) and e.match is not None:

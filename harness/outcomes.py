@@ -59,6 +59,9 @@ WRONG_NUMBERS = "compare-fail"  # stage_outcome("compare", FAILED): the outputs 
 # different outputs on the same inputs (which one is wrong, where a golden says, is in
 # its detail).
 COMPILES_DISAGREE = "differ-fail"
+# Failures about the numbers: told apart by which outputs differ and by how much, never
+# by a diagnostic (no two wrong results print the same text).
+NUMBERS_OUTCOMES = (WRONG_NUMBERS, COMPILES_DISAGREE)
 
 
 def shows_at_run_time(outcome: str) -> bool:

@@ -146,7 +146,8 @@ def run_differ_item(case: Case, differ: Differ, settings: Settings, progress=Non
     outputs = []
     for label, side, vmfb in zip("ab", (differ.a, differ.b), modules):
         progress("run")
-        ran, out = run_module(side.target, vmfb, case.function, npy_files(case.inputs_dir), differ.outputs, settings)
+        ran, out = run_module(side.target, vmfb, case.function, npy_files(case.inputs_dir),
+                              differ.outputs or len(npy_files(case.expected_dir)), settings)
         item.stages.append(side_of(ran, label, side))
         if not ran.ok:
             return item

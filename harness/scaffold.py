@@ -59,8 +59,10 @@ def targets_named(text: str) -> list[str]:
 
 def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str], family: str = "other",
               found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5), tolerance_reason: str = "",
-              targets: list[str] = DEFAULT_TARGETS, flags: list[str] = (), ir_args: list[str] | None = None) -> str:
-    """ir_args: an IR case (kind "ir"), whose one [[ir]] check runs iree-opt with them."""
+              targets: list[str] = DEFAULT_TARGETS, flags: list[str] = (), ir_args: list[str] | None = None,
+              differ: str = "") -> str:
+    """ir_args: an IR case (kind "ir"), whose one [[ir]] check runs iree-opt with them.
+    differ: a [[differ]] table (differ_table), the bug being the difference of two compiles."""
     run = [
         "[matrix]",
         f"targets = {toml_value(list(targets))}",
@@ -90,6 +92,7 @@ def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str],
         *source_lines,
         "",
         *run,
+        *(["", differ] if differ else []),
         "",
         "# Known failures, e.g. for a bug still open on the newest release:",
         "# [[expect]]",
@@ -104,6 +107,18 @@ def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str],
         'status = "unknown"',
         "",
     ])
+
+
+def differ_table(a: tuple[str, list[str]], b: tuple[str, list[str]], outputs: int) -> str:
+    """A [[differ]] named after what tells the sides apart: (target, flags) each."""
+    (target_a, flags_a), (target_b, flags_b) = a, b
+    told = flags_b or flags_a or [target_b]
+    name = re.sub(r"[^a-z0-9]+", "-", told[0].split("=")[0].lstrip("-").removeprefix("iree-").lower()).strip("-")
+    return "\n".join([
+        "# The bug is a difference: the two compiles of the program must agree on the same inputs.",
+        "[[differ]]", f"name = {toml_value(name or 'flags')}", f"outputs = {outputs}",
+        f"a = {{target = {toml_value(target_a)}, flags = {toml_value(flags_a)}}}",
+        f"b = {{target = {toml_value(target_b)}, flags = {toml_value(flags_b)}}}"])
 
 
 def readme(slug: str, title: str, issues: list[str], source_note: str, golden: bool) -> str:
@@ -130,13 +145,14 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5),
              tolerance_reason: str = "", targets: list[str] | None = None, flags: list[str] = (),
              ir_args: list[str] | None = None, run_inputs: list | None = None,
-             frontend: str = "torch") -> Path:
+             frontend: str = "torch", differ: str = "") -> Path:
     """found_by: a case the suite found itself (a sweep variant) needs no issue yet.
     family / targets: None = what the program shows (its ops; the targets it names, else
     cpu alone: a scan of targets the reproducer never named costs four times as much).
     ir_args: an IR case of an MLIR program: iree-opt with these args must complete.
     run_inputs: a run case of an MLIR program (no golden): these arrays are its inputs/.
-    frontend: how a PyTorch (or ONNX-building) model.py reaches IREE (onnx_frontend.py)."""
+    frontend: how a PyTorch (or ONNX-building) model.py reaches IREE (onnx_frontend.py).
+    differ: a [[differ]] table (differ_table): the bug is two compiles disagreeing."""
     if not SLUG.fullmatch(slug):
         raise ScaffoldError(f"slug {slug!r}: use lower-case words joined by '-'")
     if (not issues and not found_by) or any(not ISSUE_REF.fullmatch(i) for i in issues):
@@ -189,7 +205,7 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
         family = family or guess_family(text)
         targets = list(targets or targets_named(text) or ["cpu"])
         (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines, family, found_by, tolerance,
-                                                      tolerance_reason, targets, flags, ir_args))
+                                                      tolerance_reason, targets, flags, ir_args, differ))
         (case_dir / "README.md").write_text(readme(slug, title, issues, note, golden))
         if golden:  # the program runs in the sandbox, as it will in the suite
             from .item import settings_with

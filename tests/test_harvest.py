@@ -832,3 +832,68 @@ def test_a_crash_whose_frame_differs_by_release_is_the_newest_releases_crash_sai
     text = (tmp_path / "cases" / "frames-differ" / "case.toml").read_text()
     assert "getContext" in text and 'first_bad = "3.2.0"' in text and "first_good" not in text
     assert cli_main(["prove", "frames-differ"]) == 0
+
+
+DIFFER_THREAD = """\
+# Data tiling gives different results than without
+
+https://github.com/iree-org/iree/issues/99001
+
+```mlir
+func.func @main(%lhs: tensor<4x8xf32>, %rhs: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  %0 = tensor.empty() : tensor<4x4xf32>
+  %1 = linalg.matmul ins(%lhs, %rhs : tensor<4x8xf32>, tensor<8x4xf32>) outs(%0 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
+}
+```
+
+```
+iree-compile --iree-hal-target-backends=llvm-cpu --iree-opt-data-tiling=true mm.mlir -o tiled.vmfb
+iree-compile --iree-hal-target-backends=llvm-cpu mm.mlir -o plain.vmfb
+iree-run-module --module=tiled.vmfb --device=local-task --function=main --input=@lhs.npy --input=@rhs.npy
+```
+
+Compiling with `--iree-opt-data-tiling=true` gives different results than without.
+"""
+
+# Over fake releases: the module remembers its flags; on the bug's releases a data-tiled
+# module's run is off by one, the plain one right (a product of the seeded inputs).
+FAKE_DIFFER = FAKE_HEADER + """\
+if os.path.basename(sys.argv[0]) == "iree-compile":
+    tiled = any(a.startswith("--iree-opt-data-tiling") for a in sys.argv)
+    open(sys.argv[sys.argv.index("-o") + 1], "wb").write(b"PK\\x03\\x04" + (b"TILED" if tiled else b"PLAIN"))
+    sys.exit(0)
+import numpy as np
+value = lambda p: np.load(p[len("--input=@"):])
+lhs, rhs = [value(a) for a in sys.argv if a.startswith("--input=@")]
+module = open(next(a for a in sys.argv if a.startswith("--module="))[len("--module="):], "rb").read()
+out = lhs @ rhs + (1 if mode == "bug" and b"TILED" in module else 0)
+for a in sys.argv:  # a run case's matrix items name no outputs: the run ending is their pass
+    if a.startswith("--output=@"):
+        np.save(a[len("--output=@"):], out.astype(np.float32))
+"""
+
+
+def test_a_thread_whose_bug_is_a_difference_between_two_compiles_becomes_a_differential_case(
+        releases, tmp_path, capsys):
+    """Two iree-compile commands that differ by one flag, a run that only names its .npy
+    inputs, "different results": a [[differ]] item on seeded inputs of the signature's
+    types, whose window is the releases where the two compiles disagree."""
+    import numpy as np
+
+    install_fake(releases.builds, ("iree-compile", "iree-run-module"), FAKE_DIFFER)
+    (tmp_path / "thread.md").write_text(DIFFER_THREAD)
+    assert cli_main(["harvest", "thread.md", "--slug", "differ-shape"]) == 0
+    out = capsys.readouterr().out
+    assert "the bug is a difference: a cpu (no more flags) vs b cpu --iree-opt-data-tiling=true" in out
+    case = tmp_path / "cases" / "differ-shape"
+    text = (case / "case.toml").read_text()
+    assert "[[differ]]" in text and 'name = "opt-data-tiling"' in text and "outputs = 1" in text
+    assert 'b = {target = "cpu", flags = ["--iree-opt-data-tiling=true"]}' in text
+    assert 'bad_outcome = "differ-fail"' in text and 'bad_items = ["differ-opt-data-tiling"]' in text
+    assert 'first_bad = "3.3.0"' in text and 'last_bad = "3.4.0"' in text and 'first_good = "3.5.0"' in text
+    assert [a.shape for a in map(np.load, sorted((case / "inputs").glob("*.npy")))] == [(4, 8), (8, 4)]
+    readme = (case / "README.md").read_text()
+    assert "The thread's bug is a difference" in readme and "`lhs.npy`" in readme
+    assert cli_main(["lint", "differ-shape"]) == 0
+    assert cli_main(["prove", "differ-shape"]) == 0

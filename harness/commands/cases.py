@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..case import CASES_DIR, FAMILIES, CaseError, discover, find_case
-from ..outcomes import WRONG_NUMBERS
+from ..outcomes import NUMBERS_OUTCOMES
 
 def add_parsers(sub) -> dict:
     g = sub.add_parser("golden", help="write inputs/ and expected/ of cases from PyTorch")
@@ -102,7 +102,7 @@ def _cites(case) -> str:
 
 def _family_line(family: str, cases) -> str:
     windows = [c for c in cases if c.history.windows]
-    wrong = [c for c in windows if WRONG_NUMBERS in c.history.bad_outcomes]
+    wrong = [c for c in windows if set(NUMBERS_OUTCOMES) & set(c.history.bad_outcomes)]
     guards = sum(c.history.status == "guard" for c in cases)
     return (f"{family}: {len(cases)} cases, {len(windows)} with measured windows "
             f"({len(wrong)} wrong numbers), {guards} guards")

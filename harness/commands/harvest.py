@@ -207,6 +207,10 @@ def _print_plan(t, plan) -> None:
     if plan.stated:
         print(f"  the correct results: {len(plan.stated)} value(s) its check ops state ("
               + ", ".join(f"{s.value} = dense<{s.literal}>, atol {s.atol:g}" for s in plan.stated) + "): the golden")
+    if plan.differ:
+        (target_a, flags_a), (target_b, flags_b) = plan.differ
+        print(f"  the bug is a difference: a {target_a} {' '.join(flags_a) or '(no more flags)'} vs "
+              f"b {target_b} {' '.join(flags_b) or '(no more flags)'}, on the same inputs")
     print(f"  the thread quotes: {t.quoted or '(no error line)'}; it reports "
           + (plan.outcome or "no outcome: the releases decide"))
     if plan.unchecked_numbers:
@@ -220,7 +224,7 @@ def _make_harvested(scratch: Path, slug: str, issue: str, t, plan, given: Path |
     the sandbox)."""
     from ..harvest import HarvestError, stated_reference
     from ..harvest.stated import stated_reference as said_reference
-    from ..scaffold import ScaffoldError, new_case
+    from ..scaffold import ScaffoldError, differ_table, new_case
 
     scratch.mkdir(parents=True)
     source = scratch / ("model.py" if plan.from_torch else "program.mlir")
@@ -237,14 +241,15 @@ def _make_harvested(scratch: Path, slug: str, issue: str, t, plan, given: Path |
                         from_torch=str(source) if plan.from_torch else None, reference=reference,
                         targets=[plan.target], flags=plan.flags, ir_args=plan.ir_args, run_inputs=plan.inputs,
                         function=plan.function, tolerance=tolerance, tolerance_reason=tolerance_reason,
-                        frontend=plan.frontend)
+                        frontend=plan.frontend,
+                        differ=differ_table(*plan.differ, plan.outputs) if plan.differ else "")
     except ScaffoldError as e:
         raise HarvestError(str(e)) from None
     from ..harvest.program import only_named
 
     seeded = only_named(t.run_commands[0]) if t.run_commands and (plan.inputs or plan.said_inputs) else []
     _say_where_it_came_from(made / "README.md", issue, plan.origin, bool(plan.stated), plan.inputs is not None,
-                            plan.said.quote if plan.said else "", seeded)
+                            plan.said.quote if plan.said else "", seeded, plan.differ)
     return made
 
 
@@ -336,14 +341,26 @@ def _newest_failure(made: Path, args) -> tuple[str, str] | None:
 
 
 def _say_where_it_came_from(readme: Path, issue: str, origin: str, stated: bool, runs: bool,
-                            quote: str = "", seeded: list[str] = ()) -> None:
+                            quote: str = "", seeded: list[str] = (), differ=None) -> None:
     """The scaffold's README says its program came from a file; a harvested one came from
     the thread, and where a golden came from is said in the case's own words."""
     text = readme.read_text()
     start = text.index("## The reproducer")
     end = text.index("## Measured", start)
     said = (f"## The reproducer\n\nHarvested from {issue}'s text by `iree-regress harvest`: {origin}.")
-    if runs:
+    if differ:
+        (target_a, flags_a), (target_b, flags_b) = differ
+        said += (f" The thread's bug is a difference: its two iree-compile commands (a: {target_a} "
+                 f"{' '.join(flags_a) or 'without the flags'}; b: {target_b} {' '.join(flags_b) or 'without the flags'}) "
+                 "give different results. The case's `[[differ]]` item compiles both on each release and runs them on "
+                 "the same inputs; a release is bad where they disagree beyond the dtype's tolerance"
+                 + (" (the golden says which side is wrong)." if stated or quote else
+                    "; with no golden, the difference alone is the bug, not which side is right."))
+        if runs and not seeded:
+            said += (" The thread runs neither with values it gives: the inputs (`inputs/`) are seeded "
+                     "(numpy's default_rng([0, argument index]): normal floats, integers 0-3) of the types the "
+                     "program's entry function states.")
+    elif runs:
         said += (" Its inputs (`inputs/`) are the `--input=` values of the thread's iree-run-module command; "
                  "the case has no golden (kind `run`): the run failing is the bug, running to the end the pass.")
     if stated:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..outcomes import WRONG_NUMBERS
+from ..outcomes import COMPILES_DISAGREE, WRONG_NUMBERS
 from ..scaffold import targets_named
 from .program import Stated, onnx_script_program, run_inputs, stated_results, torch_program
 from .stated import Result, Statement, argument_count, result_types, stated_golden
-from .thread import Thread, bug_outcome, choose_program, fails_at_run_time, pass_args, target_and_flags
+from .thread import (Thread, bug_outcome, choose_program, compared_commands, fails_at_run_time, pass_args,
+                     target_and_flags)
 
 
 @dataclass
@@ -38,6 +39,10 @@ class CasePlan:
     said_results: list[Result] | None = None
     said_inputs: list | None = None
     frontend: str = "torch"  # how model.py reaches IREE: "onnx" for a thread's ONNX script
+    # A bug defined as a difference: the two compiles' (target, flags beyond the common
+    # ones), the sides of the case's [[differ]]; and how many results to compare.
+    differ: tuple[tuple[str, list[str]], tuple[str, list[str]]] | None = None
+    outputs: int = 0
 
     @property
     def atol(self) -> float:
@@ -71,8 +76,13 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, gol
     has_golden = from_torch or bool(stated) or golden
     said, results, said_inputs = _said(t, program) if not has_golden else (None, None, None)
     has_golden = has_golden or said is not None
+    compared = None if from_torch or t.opt_commands and not t.commands else compared_commands(t)
     inputs = run_inputs(t.run_commands[0], program, _function(t)) if not has_golden and fails_at_run_time(t) \
         else None
+    if compared and not has_golden and inputs is None:  # no run quoted: seeded, as a named file would be
+        inputs = run_inputs(["iree-run-module", *(f"--input=@arg{i}.npy" for i in
+                                                  range(argument_count(program, _function(t)) or 0))],
+                            program, _function(t))
     # An iree-compile command makes the matrix items; with only iree-opt, its passes are an IR check.
     ir_args, dropped = pass_args(t.opt_commands[0]) if t.opt_commands and not t.commands else (None, [])
     command = t.commands[0] if t.commands else t.opt_commands[0] if ir_args is not None else ["iree-compile"]
@@ -84,11 +94,21 @@ def plan_case(t: Thread, attached: dict[str, str], block: int | None = None, gol
         named = targets_named("\n".join(t.torch_snippets))
         target, guessed = (named[0], "") if named else ("cpu", "no target named: cpu")
     outcome = WRONG_NUMBERS if stated or said or (golden and t.wrong_numbers) else bug_outcome(t)
+    differ = None
+    if compared:  # the bug is the difference: flags both commands share are the matrix's
+        (target_a, flags_a, _, _), (target_b, flags_b, _, dropped_b) = map(target_and_flags, compared)
+        flags = [f for f in flags_a if f in flags_b]
+        differ = ((target_a, [f for f in flags_a if f not in flags]), (target_b, [f for f in flags_b if f not in flags]))
+        if differ[0][1] and not differ[1][1]:  # side a is the plain compile, b the one with the flag
+            differ = differ[::-1]
+        dropped += [d for d in dropped_b if d not in dropped]
+        outcome = COMPILES_DISAGREE
     return CasePlan(program, origin, from_torch, stated, inputs, ir_args, command, target, flags, guessed,
                     dropped, outcome, _function(t),
                     unchecked_numbers=t.wrong_numbers and not has_golden and outcome is None,
                     said=said, said_results=results, said_inputs=said_inputs,
-                    frontend="onnx" if from_onnx else "torch")
+                    frontend="onnx" if from_onnx else "torch", differ=differ,
+                    outputs=len(result_types(program, _function(t))) if differ else 0)
 
 
 def _function(t: Thread) -> str | None:

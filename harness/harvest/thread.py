@@ -285,6 +285,17 @@ def fails_at_run_time(t: Thread) -> bool:
     return bool(t.run_commands) and not t.compiler_failed
 
 
+def compared_commands(t: Thread) -> tuple[list[str], list[str]] | None:
+    """The two iree-compile commands a thread compares, when its bug is their difference
+    ("with --iree-opt-data-tiling the results differ"): its first two commands, which
+    compile for other targets or with other flags, in a thread that says the results
+    differ or are wrong. None otherwise."""
+    if not t.wrong_numbers or len(t.commands) < 2:
+        return None
+    a, b = t.commands[:2]
+    return (a, b) if target_and_flags(a)[:2] != target_and_flags(b)[:2] else None
+
+
 def bug_outcome(t: Thread) -> str | None:
     """The outcome the thread reports: a crash, a diagnostic, wrong numbers (a PyTorch
     snippet whose thread says its results are wrong), or None (the scan infers it); of the

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..outcomes import WRONG_NUMBERS
+from ..outcomes import NUMBERS_OUTCOMES
 from ..process import strip_paths
 
 _DIFF = re.compile(r"output (\d+)(?: \(indices[^)]*\))?: (\d+)/(\d+) elements differ[^;]*; max abs err (\S+?)[,;]")
@@ -51,7 +51,7 @@ def derive_match(results) -> str | None:
     if len(by_outcome) > 1:  # e.g. wrong numbers on the matrix and a failing IR check
         parts = [derive_match(rs) for _, rs in sorted(by_outcome.items())]
         return None if None in parts else "|".join(f"(?:{p})" for p in parts)
-    if all(r.outcome == WRONG_NUMBERS for r in results):
+    if all(r.outcome in NUMBERS_OUTCOMES for r in results):
         # Results that differ in the same outputs share a pattern: per output, every
         # mismatch count measured and the decade of the largest error, so that a golden
         # moved by a new miscompile (all elements, or errors of another size) fails.

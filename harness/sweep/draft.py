@@ -17,7 +17,7 @@ from packaging.version import Version
 
 from ..history.message import derive_match
 from ..history.casefile import toml_value
-from ..outcomes import FAIL, PASS_OUTCOME, WRONG_NUMBERS, XFAIL
+from ..outcomes import FAIL, NUMBERS_OUTCOMES, PASS_OUTCOME, XFAIL
 from ..record import ItemRecord
 from ..signatures import signature_of
 from .spec import Sweep
@@ -35,7 +35,7 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
     # and dispatch names vary within one bug), wrong numbers by which outputs differ.
     groups: dict[tuple[str, str], list[ItemRecord]] = defaultdict(list)
     for r in failing:
-        message = None if r.outcome == WRONG_NUMBERS else derive_match([r])
+        message = None if r.outcome in NUMBERS_OUTCOMES else derive_match([r])
         groups[(r.outcome, message or signature_of(r))].append(r)
     blocks = []
     for (outcome, signature), items in sorted(groups.items()):

@@ -32,7 +32,7 @@ from ..history import releases
 from ..history.bisect import BisectResult
 from ..history.probe import bisect_item
 from ..item import ItemId, settings_with
-from ..outcomes import PASS_OUTCOME, WRONG_NUMBERS
+from ..outcomes import NUMBERS_OUTCOMES, PASS_OUTCOME
 from .phases import PhaseDiff, differences, dump_phases, phases
 from .where import RUNTIME, localized
 from ..reference import load_arrays, npy_files
@@ -76,6 +76,23 @@ class Triage:
     failing_pass: str = ""
     crash_reproducer: Path | None = None
     problems: list[str] = field(default_factory=list)
+    # A differential item is triaged across releases on one side's compile: the side
+    # whose outputs moved between the good and the bad release (b first, then a).
+    side: str = "b"
+
+    @property
+    def configuration(self) -> tuple[str, str, tuple[str, ...]]:
+        """(target, opt level, flags beyond the case's) of the compile triaged: the matrix
+        item's, or the differential item's side."""
+        if self.item.is_differ:
+            differ = next(d for d in self.case.differs if d.name == self.item.differ)
+            side = differ.b if self.side == "b" else differ.a
+            return side.target, side.opt_level, side.flags
+        return self.item.target, self.item.opt_level, ()
+
+    @property
+    def target(self) -> str | None:
+        return self.configuration[0]
 
     def say(self, line: str) -> None:
         self.log.append(line)
@@ -230,11 +247,11 @@ def _mode(t: Triage) -> str:
     if t.item.is_ir:
         return "ir"
     outcomes = set(_item_outcomes(t))
-    if outcomes == {WRONG_NUMBERS}:
+    if outcomes <= set(NUMBERS_OUTCOMES):  # a differential item's side: its numbers across releases
         return "differential"
     # Wrong numbers on some releases, a failure on others: as the bad release shows it.
     shown = [p.outcome for p in (t.bisect.probes if t.bisect else ()) if p.version == t.bisect.first_bad]
-    return "differential" if WRONG_NUMBERS in outcomes and WRONG_NUMBERS in shown else "outcome"
+    return "differential" if set(NUMBERS_OUTCOMES) & outcomes & set(shown) else "outcome"
 
 
 def frame_question(t: Triage, work: Path) -> list[tuple[Path, str]]:
@@ -255,7 +272,8 @@ def frame_question(t: Triage, work: Path) -> list[tuple[Path, str]]:
             source = t.case.mlir_for(tc.release) if check.input == t.case.mlir else check.input
             starts.append((source, f"the check's input ({source.name}, as {name} release reads it)"))
             continue
-        flags = tuple(compile_flags(t.case, t.item.target, t.item.opt_level, settings))
+        target, level, more = t.configuration
+        flags = tuple(compile_flags(t.case, target, level, settings, more))
         sides[name] = Side(tc, flags)
         _, mlir = import_stage(t.case, settings)
         if mlir is None:
@@ -287,9 +305,26 @@ def frame_question(t: Triage, work: Path) -> list[tuple[Path, str]]:
     atol = max(t.case.atol, DIFFERENTIAL_FLOOR) if mode == "differential" else t.case.atol
     rtol = max(t.case.rtol, DIFFERENTIAL_FLOOR) if mode == "differential" else t.case.rtol
     t.question = Question(mode, sides["bad"], sides.get("good"), _item_outcomes(t),
-                          t.bug.match.pattern if t.bug.match else None, t.item.target,
+                          t.bug.match.pattern if t.bug.match else None, t.target,
                           t.case.function, inputs, n_outputs, atol, rtol, ir, str(work))
     return starts
+
+
+def _question(t: Triage, work: Path) -> bool:
+    """The oracle's question and its start program. A differential item's side b is
+    asked first (the compile with the flag); where its outputs did not move between the
+    releases, side a is."""
+    if choose_start(t, frame_question(t, work)):
+        return True
+    if not t.item.is_differ or t.side != "b":
+        return False
+    why = t.problems.pop()
+    t.side = "a"
+    t.say(f"question: side b's compile is the same on both releases ({why[:160]}); side a's is asked")
+    if choose_start(t, frame_question(t, work)):
+        return True
+    t.problems[-1] = f"neither side's compile changed between the releases: side b: {why}; side a: {t.problems[-1]}"
+    return False
 
 
 def choose_start(t: Triage, starts: list[tuple[Path, str]]) -> bool:
@@ -562,7 +597,7 @@ def triage(case: Case, item: ItemId, bug: Bug, out: Path, source, good: str | No
     work.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     steps = [("when", lambda: when(t, source, good, bad, which)),
-             ("question", lambda: choose_start(t, frame_question(t, work))),
+             ("question", lambda: _question(t, work)),
              ("reduce", lambda: reduce_program(t, work) if reduce else None),
              ("where", lambda: where(t, work))]
     for name, step in steps:

@@ -82,11 +82,11 @@ def _write_files(t, out: Path) -> str:
     if runs and q.good:  # the good release's outputs are what the bad release should give
         outputs = observe(q, q.good, program, True).outputs or []
         expected = write_inputs(outputs, out / "work" / "expected")
-    meta = {"case": t.case.slug, "item": t.item.name, "target": t.item.target,
-            "opt_level": t.item.opt_level, "atol": q.atol, "rtol": q.rtol, "output_rules": [],
+    meta = {"case": t.case.slug, "item": t.item.name, "target": t.target,
+            "opt_level": t.configuration[1], "atol": q.atol, "rtol": q.rtol, "output_rules": [],
             "outcome": t.bug.description, "issues": list(t.case.threads),
             "expected_from": f"IREE {releases[1].version} (the good release)" if len(releases) > 1 else ""}
-    driver = targets.BY_NAME[t.item.target].driver
+    driver = targets.BY_NAME[t.target].driver
     lay_out(out, program, vmfb, inputs, expected, list(q.bad.flags), driver,
             q.function, meta, f"{t.case.slug}::{t.item.name}: triage, IREE {releases[0].version}")
     arrays = [np.load(p) for p in inputs]
@@ -110,7 +110,7 @@ def _golden_steps(t) -> str:
         if mlir is None:
             return ""
         texts[r.version] = mlir.read_text()
-    return case_steps(case, texts, releases, targets.BY_NAME[t.item.target].driver,
+    return case_steps(case, texts, releases, targets.BY_NAME[t.target].driver,
                       [np.load(p) for p in npy_files(case.expected_dir)])
 
 
@@ -129,6 +129,12 @@ def _summary(t, bad_v: str, good_v: str | None) -> str:
             "ir": "fails its IR check where"}[q.mode]
     parts = [f"On IREE {bad_v}, `{t.case.slug}::{t.item.name}` {what} IREE {good_v} "
              f"({'passes' if q.good_outcome == PASS_OUTCOME else 'gives ' + q.good_outcome})."]
+    if t.item.is_differ:  # the bug is two compiles disagreeing: say which one moved
+        differ = next(d for d in t.case.differs if d.name == t.item.differ)
+        moved, other = (differ.b, differ.a) if t.side == "b" else (differ.a, differ.b)
+        parts.append(f"The bug is a difference: on IREE {bad_v} the program compiled as {t.side} "
+                     f"(`{moved.describe()}`) and as `{other.describe()}` disagree on the same inputs; "
+                     f"what follows compares {t.side}'s compile on the two releases.")
     b = t.bisect
     parts.append(f"Bisect over {len(b.versions)} releases ({len(b.probes)} probes): "
                  + (f"first fixed {b.last_good}, last broken {b.first_bad}." if t.direction == "fixed"
