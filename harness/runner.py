@@ -53,6 +53,10 @@ class ItemResult:
         """One line: the commands that reproduce this item, and the compiler version."""
         bundle = f"{self.case.slug}--{self.name}"
         repro = f"iree-regress repro {self.case.slug}::{self.name} --out {bundle}"
+        if self.differ is not None:  # no bundle of its own: its triage writes the moved side's
+            repro = f"iree-regress triage {self.case.slug}::{self.name} --out {bundle}"
+            if self.case.torch_model is not None:
+                return f"{repro}   # IREE {self.compiler}: both compiles, both runs, compared"
         imported = self.case.torch_model is not None and any(s.stage == "import" and s.ok for s in self.stages)
         if imported and any(s.command for s in self.stages if s.stage != "import"):
             # The compile reads the import the harness cached: a path on this machine only.

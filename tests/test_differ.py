@@ -162,3 +162,24 @@ def test_the_plugin_runs_and_records_a_differential_item(tmp_path, fake_tools):
     assert set(items) == {"plugin-differ::differ-fake-flag"}, proc.stdout
     record = items["plugin-differ::differ-fake-flag"]
     assert record["outcome"] == "differ-fail" and record["verdict"] == "FAIL" and record["differ"] == "fake-flag"
+
+
+def test_an_mlir_differential_items_reproducer_is_both_compiles_and_runs(tmp_path, fake_tools):
+    case, result = _run(numeric_case(tmp_path, "repro-line", differ=[_differ()]), fake_tools, tmp_path)
+    line = result.reproducer()
+    assert line.count("iree-compile ") == 2 and line.count("iree-run-module ") == 2
+    assert "-o module-a.vmfb" in line and "--module=module-b.vmfb" in line and "--output=@b-out0.npy" in line
+    assert "iree-regress triage repro-line::differ-fake-flag" in line
+
+
+def test_the_report_shows_a_differential_item_beside_the_ir_checks(tmp_path, fake_tools):
+    import json
+
+    from harness.report.summary import build
+
+    case, result = _run(numeric_case(tmp_path, "reported", differ=[_differ()]), fake_tools, tmp_path)
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps(result.record(verdict(result, None)).as_dict(), default=str) + "\n")
+    model = build(results)
+    (row,) = model.rows
+    assert [i.item for i in row.named_cells] == ["differ-fake-flag"] and not row.cells and model.has_named

@@ -189,6 +189,10 @@ def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
                  force: bool = False) -> Path:
     """Write the bundle of a matrix item (target + level) into `out`, replacing an earlier
     bundle there, never a folder of other files (unless `force`)."""
+    if result.differ is not None:
+        raise ValueError(f"{case.slug}::{result.name}: a differential item's bundle is its triage's "
+                         f"(`iree-regress triage {case.slug}::{result.name}`: the ISSUE.md and bundle of the side "
+                         f"whose outputs moved between releases); its two compiles and runs: {result.reproducer()}")
     if result.target is None:
         raise ValueError(f"{case.slug}::{result.name}: ir checks have no bundle; the item's "
                          f"command is the reproducer: {result.reproducer()}")
