@@ -118,6 +118,16 @@ def _is_worker(config) -> bool:
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """With -n and no --dist: a case's (or sweep variant's) items go to one worker
+    (xdist's loadgroup, each CaseItem grouped by its program), so that no worker waits on
+    another's import of the same program (cache.compute_once) while it could run
+    something else; the harness's own tests, ungrouped, are spread one by one."""
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", None) == "no":
+        config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     for t in targets.TARGETS:
         config.addinivalue_line("markers", f"{t}: items for the {t} target")
@@ -127,6 +137,10 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{kind}: {text}")
     config.addinivalue_line("markers", "sweep: an item of a generated sweep variant (sweeps/)")
     config.option.continue_on_collection_errors = True
+    if _is_worker(config) and config.workerinput.get("iree_dist") == "loadgroup":
+        # A worker reads its own command line, which names no --dist: xdist groups the
+        # items it collects (the "@group" of each id) only when told so.
+        config.option.loadgroup = True
     # Orphaned tool processes (setsid children, or those of a worker that died) are
     # re-parented here and killed, so nothing of a run outlives it.
     become_subreaper()
@@ -365,6 +379,7 @@ class XdistRecorder(RunRecorder):
     def pytest_configure_node(self, node):
         node.workerinput["iree_run_id"] = session_of(self.config).run_id
         node.workerinput["iree_shard_durations"] = session_of(self.config).durations
+        node.workerinput["iree_dist"] = self.config.option.dist
 
     def pytest_handlecrashitem(self, crashitem, report, sched):
         """xdist: a worker died while running `crashitem`; record it with its last stage,
@@ -423,6 +438,7 @@ class CaseItem(pytest.Item):
         for marker in (item.target, item.opt_level, kind):
             if marker:
                 self.add_marker(marker)
+        self.add_marker(pytest.mark.xdist_group(case.slug))  # pytest_cmdline_main
 
     @property
     def ref(self) -> ItemRef:
@@ -556,6 +572,7 @@ class SweepItem(CaseItem):
         self.target, self.opt_level, self.check = target, opt_level, None
         for marker in (target, opt_level, "numeric", "sweep"):
             self.add_marker(marker)
+        self.add_marker(pytest.mark.xdist_group(variant.case_id.replace("::", "/")))  # no "::" in a group
 
     @property
     def ref(self) -> ItemRef:

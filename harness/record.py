@@ -39,7 +39,10 @@ class ItemRef:
     @classmethod
     def of_nodeid(cls, nodeid: str) -> "ItemRef":
         """A pytest nodeid: `cases/<slug>/case.toml::<item>` or
-        `sweeps/<family>.toml::<variant>::<item>`."""
+        `sweeps/<family>.toml::<variant>::<item>`, with xdist's `@<group>` after the
+        item under --dist loadgroup (an item's name never holds an @)."""
+        head, sep, last = nodeid.rpartition("::")
+        nodeid = f"{head}{sep}{last.partition('@')[0]}"
         path, _, rest = nodeid.partition("::")
         variant, sep, item = rest.rpartition("::")
         if path.endswith("case.toml"):
