@@ -17,7 +17,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from . import path_options
-from .onnx_frontend import FRONTENDS, REFERENCE_NAME
+from .frontends import FRONTENDS, REFERENCE_NAME
 from .outcomes import parse_stage_outcome
 from .targets import DEFAULT_TARGETS, OPT_LEVELS, TARGETS, family_of
 
@@ -231,7 +231,7 @@ class Case:
     reference: Path | None  # reference.py for mlir numeric cases
     function: str
     dynamic_shapes: str  # name of the model.py function giving the export's dynamic_shapes
-    frontend: str  # how the PyTorch program reaches IREE: "torch" or "onnx" (FRONTENDS)
+    frontend: str  # how the PyTorch program reaches IREE: frontends.FRONTENDS
     targets: tuple[str, ...]
     opt_levels: tuple[str, ...]
     flags: tuple[str, ...]
@@ -596,7 +596,7 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
     # model in several shape forms (all static, all dynamic, mixed).
     dynamic_shapes = source.get("dynamic_shapes", str, "dynamic_shapes")
     # How the PyTorch program reaches IREE: iree-turbine's export, or through ONNX
-    # (harness/onnx_frontend.py: ONNX Runtime is then the reference).
+    # (harness/frontends.py: through ONNX, ONNX Runtime is then the reference).
     frontend = source.get("frontend", str, "torch")
     if frontend not in FRONTENDS:
         raise source.error("frontend", f"unknown frontend {frontend!r}; allowed: {', '.join(FRONTENDS)}")

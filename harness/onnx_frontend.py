@@ -18,13 +18,6 @@ import numpy as np
 
 from .reference import as_tuple
 
-FRONTENDS = ("torch", "onnx")
-REFERENCE_NAME = {"torch": "PyTorch eager", "onnx": "ONNX Runtime"}
-# What a sweep variant without a golden says (the program, its export or the reference failed).
-NO_GOLDEN = {"torch": "PyTorch could not run the variant",
-             "onnx": "the variant has no ONNX golden (the export, or ONNX Runtime, failed)"}
-# The packages that decide what this path writes (part of its cache keys).
-PACKAGES = ("onnx", "onnxruntime", "onnxscript", "iree-base-compiler")
 FUNCTION = "main"  # the graph's name, so the imported function is @main as on the torch path
 
 

@@ -367,6 +367,11 @@ class _Writer:
     _op_alias = _op_clone
     _op_lift_fresh_copy = _op_clone
 
+    def _op__assert_tensor_metadata(self, node, out, *_, **__):
+        """PyTorch export's check of a value's dtype and shape: no computation (nothing
+        uses its result), and static shapes are checked by the types already."""
+        return None
+
     # ------------------------------------------------------------ shape and layout
     def _op_view(self, node, out, a, *_):
         return self.e.reshape(self._arg(a, out), out.shape)
@@ -495,6 +500,47 @@ class _Writer:
     def _op_bmm(self, node, out, a, b):
         return self._dot(out, a, b, 1)
 
+    # ------------------------------------------------------------- sort and topk
+    def _op_getitem(self, node, out, values, index):
+        return self.values[values.name][index]
+
+    def _op_sort(self, node, out, a, dim=-1, descending=False, stable=False):
+        if isinstance(dim, bool):  # sort.stable(self, stable, dim, descending) positionally
+            stable, dim = dim, -1
+        x = self._arg(a, _type_of(a))
+        t = x[1]
+        dim %= len(t.shape)
+        idx = self.e.iota(t.of(dtype="int64"), dim)
+        s, i = t.scalar.mlir, "tensor<i64>"
+        p = [self.e.new() for _ in range(4)]
+        body = (f"^bb0({p[0]}: {s}, {p[1]}: {s}, {p[2]}: {i}, {p[3]}: {i}):\n"
+                f"      %r = stablehlo.compare {'GT' if descending else 'LT'}, {p[0]}, {p[1]}, {t.compare_type} : "
+                f"({s}, {s}) -> tensor<i1>\n      stablehlo.return %r : tensor<i1>")
+        name = self.e.new()
+        self.e.lines.append(f'    {name}:2 = "stablehlo.sort"({x[0]}, {idx[0]}) ({{\n    {body}\n    }}) '
+                            f"{{dimension = {dim} : i64, is_stable = true}} : ({t.mlir}, {idx[1].mlir}) -> "
+                            f"({t.mlir}, {idx[1].mlir})")
+        return (f"{name}#0", t), (f"{name}#1", idx[1])
+
+    def _op_topk(self, node, out, a, k, dim=-1, largest=True, sorted=True):
+        x = self._arg(a, _type_of(a))
+        rank = len(x[1].shape)
+        dim %= rank
+        perm = [d for d in range(rank) if d != dim] + [dim]  # chlo.top_k takes the last dim
+        x = self.e.transpose(x, perm)
+        if not largest:
+            x = self.e.unary("negate", x)
+        t = x[1]
+        values_t = t.of(shape=(*t.shape[:-1], k))
+        name = self.e.new()
+        self.e.lines.append(f'    {name}:2 = "chlo.top_k"({x[0]}) {{k = {k} : i64}} : ({t.mlir}) -> '
+                            f"({values_t.mlir}, {values_t.of(dtype='int32').mlir})")
+        values, indices = (f"{name}#0", values_t), (f"{name}#1", values_t.of(dtype="int32"))
+        if not largest:
+            values = self.e.unary("negate", values)
+        back = [perm.index(d) for d in range(rank)]
+        return self.e.transpose(values, back), self.e.transpose(self.e.convert(indices, "int64"), back)
+
     # ------------------------------------------------------------ gather, scatter
     def _op_index_select(self, node, out, a, dim, index):
         x = self._arg(a, out)
@@ -505,6 +551,14 @@ class _Writer:
         return self.e.gather(x, idx, {"offset_dims": [d for d in range(rank) if d != dim],
                                       "collapsed_slice_dims": [dim], "start_index_map": [dim],
                                       "index_vector_dim": 1}, sizes, out)
+
+    def _op_gather(self, node, out, a, dim, index, sparse_grad=False):
+        x = self._arg(a, _type_of(a))
+        rank = len(x[1].shape)
+        coords = self._full_coordinates(index, dim % rank, out.shape)
+        every = list(range(rank))
+        return self.e.gather(x, coords, {"offset_dims": [], "collapsed_slice_dims": every, "start_index_map": every,
+                                         "index_vector_dim": rank}, [1] * rank, out)
 
     def _full_coordinates(self, index, dim: int, shape):
         """[*shape, rank] indices: `index` along dim, each position's own elsewhere."""

@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import older_releases, onnx_frontend, targets, vulkan_layer
+from . import frontends, older_releases, targets, vulkan_layer
 from .cache import Cache, digest, read_meta
 from .case import Case, Differ, IrCheck, Side
 from .compare import compare_outputs, differ_tolerance
@@ -198,8 +198,8 @@ def frontend_key(frontend: str) -> tuple:
     (what it writes, and the words its failures are said in)."""
     from .importers import versions
 
-    return () if frontend == "torch" else (frontend, versions(onnx_frontend.PACKAGES),
-                                           Path(onnx_frontend.__file__).read_bytes())
+    return () if frontend == "torch" else (frontend, versions(frontends.PACKAGES[frontend]),
+                                           frontends.code_of(frontend).read_bytes())
 
 
 def torch_job_key(case: Case, import_mlir: bool) -> str:

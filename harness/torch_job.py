@@ -1,8 +1,8 @@
 """The one place the harness runs PyTorch: a subprocess, so a torch or iree-turbine
 crash is a recorded import failure and pytest workers never pay for `import torch`.
 
-    python -m harness.torch_job PROGRAM.py INPUTS_DIR OUT_DIR [--import-mlir [--dynamic-shapes FN]] [--frontend onnx]
-    python -m harness.torch_job PROGRAM.py --golden CASE_DIR [--import-mlir [--dynamic-shapes FN]] [--frontend onnx]
+    python -m harness.torch_job PROGRAM.py INPUTS_DIR OUT_DIR [--import-mlir [--dynamic-shapes FN]] [--frontend F]
+    python -m harness.torch_job PROGRAM.py --golden CASE_DIR [--import-mlir [--dynamic-shapes FN]] [--frontend F]
 
 writes OUT_DIR/eager<i>.npy (eager outputs on the stored inputs) and, with
 --import-mlir, OUT_DIR/model.mlir (iree-turbine export); with --golden, the program's
@@ -10,7 +10,9 @@ example inputs and eager outputs as CASE_DIR/inputs/ and CASE_DIR/expected/ (a s
 variant's golden), and with --import-mlir too, what the import would then write as
 CASE_DIR/import/ (one PyTorch start-up for both). With --frontend onnx the program goes
 through ONNX instead (harness/onnx_frontend.py): the reference is ONNX Runtime on the
-exported model, and the import is iree-import-onnx's.
+exported model, and the import is iree-import-onnx's. With --frontend stablehlo the
+import is the program written as StableHLO (harness/stablehlo_frontend.py); the
+reference stays PyTorch eager.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .onnx_frontend import FRONTENDS
+from .frontends import FRONTENDS
 
 
 def main(argv=None) -> int:
@@ -44,10 +46,8 @@ def main(argv=None) -> int:
 
         _, outputs = write_golden(args.program, args.golden)
         if args.import_mlir:
-            from .importers import export_mlir
-
             try:
-                mlir = export_mlir(args.program, args.dynamic_shapes)
+                mlir = _imported(args)
             except Exception:  # the import stage runs it again and records its failure
                 traceback.print_exc()
                 return 0
@@ -63,10 +63,21 @@ def main(argv=None) -> int:
     inputs = load_arrays(args.inputs_dir)
     save_arrays(args.out_dir, "eager", eager(program, inputs))
     if args.import_mlir:
-        from .importers import export_mlir
-
-        (args.out_dir / "model.mlir").write_text(export_mlir(args.program, args.dynamic_shapes))
+        (args.out_dir / "model.mlir").write_text(_imported(args))
     return 0
+
+
+def _imported(args) -> str:
+    """The program as the frontend writes it for IREE: iree-turbine's torch dialect, or
+    StableHLO."""
+    if args.frontend == "stablehlo":
+        from .reference import load_program
+        from .stablehlo_frontend import export_stablehlo
+
+        return export_stablehlo(load_program(args.program))
+    from .importers import export_mlir
+
+    return export_mlir(args.program, args.dynamic_shapes)
 
 
 def _through_onnx(args, parser) -> int:

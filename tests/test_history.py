@@ -498,6 +498,28 @@ def test_a_failure_on_some_items_inside_a_window_is_written_and_never_the_bug(re
     assert cli_main(["prove", "fake-case"]) == 0
 
 
+def test_a_rescan_of_the_bugs_items_keeps_what_it_wrote_for_the_others(releases, capsys):
+    """O1 crashes on both bad releases (never the bug: like cuda beside a CPU bug), so the
+    first scan writes its crash as an expectation; a rescan runs only the bug's items
+    (cpu-O0) and must keep O1's entry, which nothing it measured replaces."""
+    text = releases.manifest.read_text().replace('opt_levels = ["O0"]', 'opt_levels = ["O0", "O1"]')
+    releases.manifest.write_text(text)
+    for version in ("3.3.0", "3.4.0"):
+        tool = releases.builds / version / "iree-compile"
+        tool.write_text(tool.read_text().replace(
+            'if mode == "bug":', 'if mode == "bug" and "--iree-opt-level=O1" in sys.argv:\n'
+            '    print("LLVM ERROR: out of luck", file=sys.stderr); sys.stderr.flush(); os.kill(os.getpid(), signal.SIGSEGV)\n'
+            'if mode == "bug":', 1))
+    assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0
+    assert load_case(releases.manifest).history.bad_items == ("cpu-O0",)
+    assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0
+    case = load_case(releases.manifest)
+    kept = case.expectation_for("cpu", "O1", None, Version("3.3.0"))
+    assert kept is not None and kept.outcome == "compile-crash" and "out of luck" in kept.match.pattern
+    assert releases.manifest.read_text().count("out of luck") == 1  # kept once, not written twice
+    assert lint_case(releases.manifest, []) == []
+
+
 UNKNOWN_OPTION_TOOL = FAKE_HEADER + """\
 if mode != "ok":  # 3.1.0-3.4.0: an option of the case's was renamed
     print("iree-compile: Unknown command line argument '--iree-old-spelling=1'.  Try: 'iree-compile --help'",

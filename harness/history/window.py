@@ -54,6 +54,7 @@ class Measured:
     versions: tuple[str, ...]
     texts: tuple[str, ...] = ()  # failing texts of the results that showed the bug
     hidden: tuple[Hidden, ...] = ()  # what hid the bug inside its windows' spans
+    scanned: tuple[str, ...] = ()  # every item the scan ran (its expectations are rewritten)
 
     @property
     def status(self) -> str:
@@ -197,7 +198,8 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
     else:
         found, match = _own_messages(found, runs, bug)
     return Measured(tuple(found), tuple(sorted(shown)), shown, match, tuple(r.version for r in runs),
-                    tuple(r.failure_text() for r in texts), tuple(hiding))
+                    tuple(r.failure_text() for r in texts), tuple(hiding),
+                    tuple(sorted({r.name for run in runs for r in run.results})))
 
 
 def _neither(runs: list[ReleaseRun], states: list[str]) -> list[ReleaseRun]:

@@ -148,8 +148,9 @@ def write_scan(case: Case, bug: Bug, measured: Measured, force: bool = False) ->
         header = header_of(block)
         if header in ("[history]", "[[history.window]]"):
             continue
-        if header == "[[expect]]" and _SCAN_REASON.search(block):
+        if header == "[[expect]]" and _SCAN_REASON.search(block) and _covers(block, measured.scanned or measured.items):
             continue  # the scan's own, whatever it measured then: written again below
+            # (one about items this scan did not measure stays: nothing replaces it)
         if header == "[[expect]]" and _describes(block, bug, measured):
             if force or UPDATE_REASON in block:
                 continue
@@ -170,10 +171,16 @@ def _describes(block: str, bug: Bug, measured: Measured) -> bool:
     match = re.compile(entry["match"]) if "match" in entry else None
     if not bug.expected_by(entry.get("outcome", ""), match, measured.texts):
         return False
-    scope = Expectation(entry["outcome"], "", _opt(entry, "targets"), _opt(entry, "opt_levels"),
+    return _covers(block, measured.items)
+
+
+def _covers(block: str, items) -> bool:
+    """Whether an [[expect]] block is about one of these items (names)."""
+    entry = tomllib.loads(block.replace("[[expect]]", "", 1))
+    scope = Expectation(entry.get("outcome", ""), "", _opt(entry, "targets"), _opt(entry, "opt_levels"),
                         _opt(entry, "ir"), SpecifierSet(entry.get("compiler", "")), None,
                         differs=_opt(entry, "differ"))
-    return any(ItemId.parse(n).covered_by(scope) for n in measured.items)
+    return any(ItemId.parse(n).covered_by(scope) for n in items)
 
 
 def _opt(entry: dict, key: str):

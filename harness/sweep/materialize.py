@@ -20,7 +20,7 @@ from pathlib import Path
 from ..cache import digest
 from ..case import Case, CaseError, case_from_table
 from ..importers import versions
-from ..onnx_frontend import NO_GOLDEN, REFERENCE_NAME
+from ..frontends import NO_GOLDEN, REFERENCE_NAME, STATIC
 from ..outcomes import OK
 from ..record import StageResult
 from ..process import BOUNDS, run_bounded
@@ -109,10 +109,18 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings,
                               golden, path=src_entry)
     case_dir = entry if made.ok else src_entry
     case = replace(case_from_table(case_table(sweep, variant, program), sweep.path, case_dir,
-                                   variant.case_id, require_golden=made.ok), traits=program.traits)
+                                   variant.case_id, require_golden=made.ok), traits=_traits(program, sweep.frontend))
     if made.ok:
         store_import(case, entry / "import", settings)
     return case, made
+
+
+def _traits(program: Program, frontend: str) -> tuple[str, ...]:
+    """What the heat maps group the variant by: a static frontend compiles every program
+    with static dims, whatever its recipe drew."""
+    if frontend not in STATIC:
+        return program.traits
+    return tuple("dims=static" if t.startswith("dims=") else t for t in program.traits)
 
 
 def store_import(case: Case, made: Path, settings: Settings) -> None:

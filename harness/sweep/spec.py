@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..case import FAMILIES, CaseError, Expectation, _Reader, read_expectations
-from ..onnx_frontend import FRONTENDS
+from ..frontends import FRONTENDS
 from ..targets import OPT_LEVELS, TARGETS
 
 SWEEPS_DIR = Path("sweeps")
@@ -106,7 +106,7 @@ class Sweep:
     expectations: tuple[tuple[Scope, frozenset[str], dict], ...] = field(default=(), repr=False)
     name: str = ""  # the ids' prefix (default: the family)
     flag_sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    frontend: str = "torch"  # how its programs reach IREE (onnx_frontend.FRONTENDS)
+    frontend: str = "torch"  # how its programs reach IREE (frontends.FRONTENDS)
 
     def __post_init__(self):
         if not self.name:

@@ -1,0 +1,32 @@
+"""How a case's PyTorch program reaches IREE: the frontends, in one place.
+
+    torch      iree-turbine's export (torch dialect); golden PyTorch eager
+    onnx       torch.onnx.export, then iree-import-onnx (onnx_frontend.py); golden ONNX Runtime
+    stablehlo  torch.export, written as StableHLO (stablehlo_frontend.py); golden PyTorch eager
+
+A case or sweep names one (`frontend = ...`); each release then compiles what that path
+wrote, so its input conversion is what differs between releases.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FRONTENDS = ("torch", "onnx", "stablehlo")
+REFERENCE_NAME = {"torch": "PyTorch eager", "onnx": "ONNX Runtime", "stablehlo": "PyTorch eager"}
+# What a sweep variant without a golden says (the program, its export or the reference failed).
+NO_GOLDEN = {"torch": "PyTorch could not run the variant",
+             "onnx": "the variant has no ONNX golden (the export, or ONNX Runtime, failed)",
+             "stablehlo": "PyTorch could not run the variant"}
+# The packages that decide what a path writes (part of its cache keys).
+PACKAGES = {"torch": ("torch", "iree-turbine"), "onnx": ("onnx", "onnxruntime", "onnxscript", "iree-base-compiler"),
+            "stablehlo": ("torch",)}
+# Static shapes only: a program's dynamic dims are not written (JAX programs are static).
+STATIC = ("stablehlo",)
+
+
+def code_of(frontend: str) -> Path | None:
+    """The module whose code decides what the path writes (None: the torch path's is
+    iree-turbine's, in PACKAGES)."""
+    name = {"onnx": "onnx_frontend.py", "stablehlo": "stablehlo_frontend.py"}.get(frontend)
+    return Path(__file__).with_name(name) if name else None
