@@ -276,8 +276,8 @@ class _Writer:
         return self._binary("multiply", node, out, a, b)
 
     def _op_div(self, node, out, a, b, rounding_mode=None):
-        if rounding_mode is not None and not out.is_float:
-            raise UnsupportedOp(f"aten.div with rounding_mode={rounding_mode!r} on integers")
+        if rounding_mode not in (None, "floor") or (rounding_mode and not out.is_float):
+            raise UnsupportedOp(f"aten.div with rounding_mode={rounding_mode!r} to {out.dtype}")
         common = out if out.is_float else out.of(dtype="float32")
         q = self._binary("divide", node, common, a, b)
         if rounding_mode == "floor":
@@ -448,7 +448,7 @@ class _Writer:
         return self.e.constant(value, out)
 
     # ------------------------------------------------------------------ reductions
-    def _reduce(self, out, a, dims, keepdim, kind, init, dtype=None):
+    def _reduce(self, out, a, dims, keepdim, kind, init):
         x = self._arg(a, out)
         rank = len(x[1].shape)
         dims = sorted({d % rank for d in (dims if dims not in (None, []) else range(rank))})
