@@ -279,6 +279,9 @@ class Case:
                 return v.mlir
         return self.mlir
 
+    def differ_named(self, name: str) -> Differ:
+        return next(d for d in self.differs if d.name == name)
+
     def expectation_for(self, target, opt_level, ir_name, release, differ_name=None) -> Expectation | None:
         for e in self.expectations:
             if e.applies_to(target, opt_level, ir_name, release, differ_name):

@@ -103,7 +103,7 @@ def run_item(case: Case, item: ItemId, settings: Settings, progress=None) -> Ite
         check = next(c for c in case.ir_checks if c.name == item.ir_check)
         return run_ir_item(case, check, settings, progress)
     if item.is_differ:
-        differ = next(d for d in case.differs if d.name == item.differ)
+        differ = case.differ_named(item.differ)
         return run_differ_item(case, differ, settings, progress)
     return run_matrix_item(case, item.target, item.opt_level, settings, progress)
 

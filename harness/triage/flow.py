@@ -85,7 +85,7 @@ class Triage:
         """(target, opt level, flags beyond the case's) of the compile triaged: the matrix
         item's, or the differential item's side."""
         if self.item.is_differ:
-            differ = next(d for d in self.case.differs if d.name == self.item.differ)
+            differ = self.case.differ_named(self.item.differ)
             side = differ.b if self.side == "b" else differ.a
             return side.target, side.opt_level, side.flags
         return self.item.target, self.item.opt_level, ()

@@ -130,7 +130,7 @@ def _summary(t, bad_v: str, good_v: str | None) -> str:
     parts = [f"On IREE {bad_v}, `{t.case.slug}::{t.item.name}` {what} IREE {good_v} "
              f"({'passes' if q.good_outcome == PASS_OUTCOME else 'gives ' + q.good_outcome})."]
     if t.item.is_differ:  # the bug is two compiles disagreeing: say which one moved
-        differ = next(d for d in t.case.differs if d.name == t.item.differ)
+        differ = t.case.differ_named(t.item.differ)
         moved, other = (differ.b, differ.a) if t.side == "b" else (differ.a, differ.b)
         parts.append(f"The bug is a difference: on IREE {bad_v} the program compiled as {t.side} "
                      f"(`{moved.describe()}`) and as `{other.describe()}` disagree on the same inputs; "
