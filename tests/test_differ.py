@@ -183,3 +183,17 @@ def test_the_report_shows_a_differential_item_beside_the_ir_checks(tmp_path, fak
     model = build(results)
     (row,) = model.rows
     assert [i.item for i in row.named_cells] == ["differ-fake-flag"] and not row.cells and model.has_named
+
+
+def test_triage_compiles_the_side_whose_outputs_moved_b_first(tmp_path):
+    """A differential item is triaged across releases on one side's compile: b (the
+    compile with the flag) first, then a; its target, level and flags are that side's."""
+    from harness.triage.flow import Triage
+
+    differ = _differ(a={"opt_level": "O1"}, b={"target": "vulkan", "flags": WRONG})
+    case = load_case(numeric_case(tmp_path, "triaged", differ=[differ]) / "case.toml")
+    t = Triage(case, ItemId(differ="fake-flag"), bug=None)
+    assert t.configuration == ("vulkan", "O0", tuple(WRONG)) and t.target == "vulkan"
+    t.side = "a"
+    assert t.configuration == ("cpu", "O1", ())
+    assert Triage(case, ItemId("cpu", "O0"), bug=None).configuration == ("cpu", "O0", ())
