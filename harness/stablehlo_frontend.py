@@ -448,12 +448,14 @@ class _Writer:
         return self.e.constant(value, out)
 
     # ------------------------------------------------------------------ reductions
-    def _reduce(self, out, a, dims, keepdim, kind, init):
+    def _reduce(self, out, a, dims, keepdim, kind, init, accumulated=False):
+        """`accumulated`: the result in the dtype it was summed in (_accumulated), not out's."""
         x = self._arg(a, out)
         rank = len(x[1].shape)
         dims = sorted({d % rank for d in (dims if dims not in (None, []) else range(rank))})
-        x = self.e.convert(x, out.dtype)
-        r = self.e.reduce(x, dims, kind, init(x[1]))
+        inner = _accumulated(out) if kind == "add" else out.dtype
+        r = self.e.reduce(self.e.convert(x, inner), dims, kind, init(x[1].of(dtype=inner)))
+        r = r if accumulated else self.e.convert(r, out.dtype)
         return self.e.reshape(r, out.shape) if keepdim else r
 
     def _op_sum(self, node, out, a, dims=None, keepdim=False, dtype=None):
@@ -466,33 +468,37 @@ class _Writer:
         return self._reduce(out, a, dims, keepdim, "minimum", _highest)
 
     def _op_mean(self, node, out, a, dims=None, keepdim=False, dtype=None):
-        s = self._reduce(out, a, dims, keepdim, "add", lambda t: 0)
+        s = self._reduce(out, a, dims, keepdim, "add", lambda t: 0, accumulated=True)
         shape = self._arg(a, out)[1].shape
         rank = len(shape)
         count = 1
         for d in ({d % rank for d in dims} if dims else range(rank)):
             count *= shape[d]
-        return self.e.binary("divide", s, self.e.broadcast(self.e.constant(count, out.scalar), out.shape))
+        mean = self.e.binary("divide", s, self.e.broadcast(self.e.constant(count, s[1].scalar), s[1].shape))
+        return self.e.convert(mean, out.dtype)
 
     def _op__softmax(self, node, out, a, dim, half_to_float):
-        x = self.e.convert(self._arg(a, out), out.dtype)
+        inner = out.of(dtype=_accumulated(out))  # PyTorch computes an f16 softmax in f32
+        x = self.e.convert(self._arg(a, out), inner.dtype)
         rank = len(out.shape)
         dim %= rank
         keep = [d for d in range(rank) if d != dim]
-        m = self.e.broadcast_dims(self.e.reduce(x, [dim], "maximum", _lowest(out)), out.shape, keep)
+        m = self.e.broadcast_dims(self.e.reduce(x, [dim], "maximum", _lowest(inner)), out.shape, keep)
         ex = self.e.unary("exponential", self.e.binary("subtract", x, m))
         s = self.e.broadcast_dims(self.e.reduce(ex, [dim], "add", 0), out.shape, keep)
-        return self.e.binary("divide", ex, s)
+        return self.e.convert(self.e.binary("divide", ex, s), out.dtype)
 
     # -------------------------------------------------------------- contractions
     def _dot(self, out, a, b, batch: int):
-        x = self.e.convert(self._arg(a, out), out.dtype)
-        y = self.e.convert(self._arg(b, out), out.dtype)
+        inner = out.of(dtype=_accumulated(out))
+        x = self.e.convert(self._arg(a, out), inner.dtype)
+        y = self.e.convert(self._arg(b, out), inner.dtype)
         lb = rb = list(range(batch))
-        return self.e.op(f'"stablehlo.dot_general"({x[0]}, {y[0]}) {{dot_dimension_numbers = #stablehlo.dot<'
-                         f"lhs_batching_dimensions = {lb}, rhs_batching_dimensions = {rb}, "
-                         f"lhs_contracting_dimensions = [{batch + 1}], rhs_contracting_dimensions = [{batch}]>}} : "
-                         f"({x[1].mlir}, {y[1].mlir}) -> {out.mlir}", out)
+        product = self.e.op(f'"stablehlo.dot_general"({x[0]}, {y[0]}) {{dot_dimension_numbers = #stablehlo.dot<'
+                            f"lhs_batching_dimensions = {lb}, rhs_batching_dimensions = {rb}, "
+                            f"lhs_contracting_dimensions = [{batch + 1}], rhs_contracting_dimensions = [{batch}]>}} : "
+                            f"({x[1].mlir}, {y[1].mlir}) -> {inner.mlir}", inner)
+        return self.e.convert(product, out.dtype)
 
     def _op_mm(self, node, out, a, b):
         return self._dot(out, a, b, 0)
@@ -635,6 +641,13 @@ def _common_type(node, out: T | None) -> T:
     scalars = [a for a in node.args if isinstance(a, (int, float, bool))]
     dtype = torch.result_type(*(vals + scalars)) if len(vals + scalars) >= 2 else vals[0].dtype
     return T(tuple(vals[0].shape), str(dtype).removeprefix("torch."))
+
+
+def _accumulated(t: T) -> str:
+    """The dtype PyTorch's CPU kernels sum and contract a `t` in: f32 for f16 and bf16
+    (rounded once at the end), else its own. Written so, the program is the one PyTorch
+    eager computes; a StableHLO producer that sums in f16 would be another program."""
+    return "float32" if t.dtype in ("float16", "bfloat16") else t.dtype
 
 
 def _lowest(t: T):

@@ -125,3 +125,23 @@ def test_python_remainder_of_negative_values_is_the_divisors_sign(tmp_path, monk
     case = load_case(case_dir / "case.toml")
     result = run_matrix_item(case, "cpu", "O0", settings_with(resolve()))
     assert result.outcome == "pass", result.failure_text()[:1000]
+
+
+def test_f16_sums_and_contractions_are_written_as_pytorch_computes_them(tmp_path):
+    """PyTorch's CPU kernels sum and contract f16 in f32 and round once; written in f16,
+    the program would be another one (a 1-ulp difference at a cancellation, measured on
+    the transpose sweep's seeds 20, 79, 148 and 157 before this)."""
+    from harness.reference import load_program
+    from harness.stablehlo_frontend import export_stablehlo
+
+    model = tmp_path / "model.py"
+    model.write_text("import torch\n\nclass Model(torch.nn.Module):\n    def forward(self, x, w):\n"
+                     "        return torch.matmul(x, w), x.sum(dim=-1), torch.softmax(x, dim=-1)\n\n\n"
+                     "def example_inputs():\n    return (torch.ones(3, 4, dtype=torch.float16), "
+                     "torch.ones(4, 5, dtype=torch.float16))\n")
+    text = export_stablehlo(load_program(model))
+    dot = next(line for line in text.splitlines() if "dot_general" in line)
+    assert "(tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>" in dot
+    reduces = [line for line in text.splitlines() if "{dimensions = array<i64" in line]  # each reduce's types
+    assert len(reduces) == 3 and all("xf32>, tensor<f32>) -> tensor<3xf32>" in line for line in reduces)
+    assert "-> tensor<3x5xf16>" in text and "-> tensor<3xf16>" in text  # rounded once, at the end
