@@ -25,8 +25,8 @@ PACKAGES = {"torch": ("torch", "iree-turbine"), "onnx": ("onnx", "onnxruntime", 
 STATIC = ("stablehlo",)
 
 
-def code_of(frontend: str) -> Path | None:
-    """The module whose code decides what the path writes (None: the torch path's is
-    iree-turbine's, in PACKAGES)."""
-    name = {"onnx": "onnx_frontend.py", "stablehlo": "stablehlo_frontend.py"}.get(frontend)
-    return Path(__file__).with_name(name) if name else None
+def code_of(frontend: str) -> tuple[Path, ...]:
+    """The modules whose code decides what the path writes (none of ours for the torch
+    path: iree-turbine's, in PACKAGES)."""
+    names = {"onnx": ("onnx_frontend.py",), "stablehlo": ("stablehlo_frontend.py", "stablehlo_text.py")}
+    return tuple(Path(__file__).with_name(n) for n in names.get(frontend, ()))

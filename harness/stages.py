@@ -199,7 +199,7 @@ def frontend_key(frontend: str) -> tuple:
     from .importers import versions
 
     return () if frontend == "torch" else (frontend, versions(frontends.PACKAGES[frontend]),
-                                           frontends.code_of(frontend).read_bytes())
+                                           *(p.read_bytes() for p in frontends.code_of(frontend)))
 
 
 def torch_job_key(case: Case, import_mlir: bool) -> str:
