@@ -398,12 +398,11 @@ class CaseFile(pytest.File):
         case = load_case(self.path)  # CaseError -> a collection error for this file only
         opts = self.config.option
         checks = {c.name: c for c in case.ir_checks}
-        differs = {d.name: d for d in case.differs}
         extra = [t for t in opts.target if not targets.BY_NAME[t].default]
         for item in ItemId.of(case, extra):
             check = checks.get(item.ir_check)
             if item.is_differ:  # both sides' targets and levels asked for
-                sides = (differs[item.differ].a, differs[item.differ].b)
+                sides = (case.differ_named(item.differ).a, case.differ_named(item.differ).b)
                 wanted = all(s.target in opts.target and s.opt_level in opts.opt_level for s in sides)
             else:
                 # An IR check belongs to the target its own flags compile for, or to none.

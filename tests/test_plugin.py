@@ -159,3 +159,15 @@ def test_xdist_run_writes_results_into_a_new_reports_folder(pytester, fake_tools
     result.assert_outcomes(passed=4)
     header, items = results_by_item(reports)
     assert header["environment"]["compiler_version"] and len(items) == 4
+
+
+def test_an_items_ref_is_read_back_from_a_nodeid_that_xdist_grouped():
+    """With -n the plugin groups a program's items (loadgroup), and xdist appends
+    `@<group>` to their node ids: a worker crash is still recorded on the right item."""
+    from harness.record import ItemRef
+
+    assert ItemRef.of_nodeid("cases/a-b/case.toml::cpu-O0@a-b") == ItemRef("a-b", "cpu-O0")
+    assert ItemRef.of_nodeid("cases/a-b/case.toml::differ-x@a-b") == ItemRef("a-b", "differ-x")
+    assert ItemRef.of_nodeid("sweeps/t.toml::flags=a,seed=1::cpu-O3@t/flags=a,seed=1") == \
+        ItemRef("t::flags=a,seed=1", "cpu-O3")
+    assert ItemRef.of_nodeid("cases/a-b/case.toml::cpu-O0") == ItemRef("a-b", "cpu-O0")

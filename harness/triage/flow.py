@@ -318,12 +318,14 @@ def _question(t: Triage, work: Path) -> bool:
         return True
     if not t.item.is_differ or t.side != "b":
         return False
-    why = t.problems.pop()
+    before = len(t.problems) - 1  # choose_start said why side b gave no question
+    why = t.problems.pop(before)
     t.side = "a"
     t.say(f"question: side b's compile is the same on both releases ({why[:160]}); side a's is asked")
     if choose_start(t, frame_question(t, work)):
         return True
-    t.problems[-1] = f"neither side's compile changed between the releases: side b: {why}; side a: {t.problems[-1]}"
+    t.problems[before:] = [f"neither side's compile changed between the releases: side b: {why}; side a: "
+                           + "; ".join(t.problems[before:])]
     return False
 
 
