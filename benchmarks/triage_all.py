@@ -63,22 +63,25 @@ def row(slug: str, item: str, folder: Path, seconds: float, timed_out: bool) -> 
                 f"none: open, no release passes ({t['bad']['version']} bad)" if t.get("bad") else "")
     size = t.get("size") or {}
     confirmed = {True: "confirmed", False: "unconfirmed", None: "not checked"}[t.get("pass_confirmed")]
+    options = t.get("options") or {}
+    option = (f"{options['found']} ({'both ways' if options.get('both_ways') else 'one way'})"
+              if options.get("found") else f"none of {len(options.get('changes', []))}" if options else "")
     triaged = bool(boundary and named)  # "bad" (the boundary) is written only with a start program
     return dict(
         case=slug, item=item, status="triaged" if triaged else "refused",
         boundary=boundary, phase=t.get("phase") or "", pass_=t.get("pass") or "",
-        confirmed=confirmed if t.get("pass") else "", failing_pass=t.get("failing_pass") or "",
+        confirmed=confirmed if t.get("pass") else "", failing_pass=t.get("failing_pass") or "", option=option,
         reduced=(f"{size['before']['ops']} -> {size['after']['ops']} ops" if size.get("after") else ""),
         seconds=round(seconds), why="" if triaged else "; ".join(t.get("problems") or ["nothing named"]),
     )
 
 
 def table(rows: list[dict]) -> str:
-    head = "| case | item | boundary | phase | pass | alone | failing pass | reduced | s | not triaged because |"
-    lines = [head, "|" + "---|" * 10]
+    head = "| case | item | boundary | phase | pass | alone | failing pass | option | reduced | s | not triaged because |"
+    lines = [head, "|" + "---|" * 11]
     for r in rows:
         lines.append("| " + " | ".join(str(r.get(k, "")).replace("|", "/")[:160] for k in (
-            "case", "item", "boundary", "phase", "pass_", "confirmed", "failing_pass", "reduced", "seconds",
+            "case", "item", "boundary", "phase", "pass_", "confirmed", "failing_pass", "option", "reduced", "seconds",
             "why")) + " |")
     done = sum(r["status"] == "triaged" for r in rows)
     lines.append(f"\n{done}/{len(rows)} triaged; {sum(r['seconds'] for r in rows)} s in all")

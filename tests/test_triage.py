@@ -504,3 +504,63 @@ def test_the_summary_names_only_what_was_confirmed(phase_confirmed, pass_confirm
         assert "`vm` phase (" not in text
     if said == "not localized":
         assert "unconfirmed" in text and "combine-initializers` was not confirmed" in text
+
+
+
+def _release_with_switch(root: Path, version: str, on: bool):
+    """A fake release whose compiler computes wrong numbers while its switch `--fake-switch`
+    is on, and whose switch is `on` unless the command line says otherwise."""
+    from helpers import make_toolchain
+    from harness.toolchain import Toolchain
+
+    tools = make_toolchain(root / version, version=version)
+    compile_ = tools / "iree-compile"
+    compile_.write_text(compile_.read_text().replace("args = sys.argv[1:]", (
+        "args = sys.argv[1:]\n"
+        "said = [a.split('=', 1)[1] for a in args if a.startswith('--fake-switch=')]\n"
+        "args = [a for a in args if not a.startswith('--fake-switch=')]\n"
+        f"if (said[-1] if said else '{str(on).lower()}') == 'true':\n"
+        "    args = ['--fake-run=wrong'] + args"), 1))
+    return Toolchain(compile_, tools / "iree-opt", tools / "iree-run-module", version, "", version, "fake")
+
+
+@pytest.mark.harness
+@pytest.mark.parametrize("good_options, said", [
+    ({"--fake-switch": "false"}, "with `--fake-switch=false` IREE 3.8.0 is right; with `--fake-switch=true` IREE 3.7.0 shows"),
+    ({}, "new in 3.8.0, on by default"),  # a switch that arrived turned on: asked one way only
+    (None, ""),  # another default changed, and the bug does not follow it: nothing named
+])
+def test_the_bad_release_with_the_good_release_option_defaults(monkeypatch, tmp_path, good_options, said):
+    """Where the releases cannot read each other's IR, their option defaults still part
+    them: a planted default that makes the bad release compute wrong numbers is named
+    (both ways where the good release has the option); a default change that is not the
+    bug is not."""
+    from types import SimpleNamespace
+
+    from harness.triage import options, oracle
+    from harness.triage.where import localized
+
+    good_tc, bad_tc = _release_with_switch(tmp_path, "3.7.0", False), _release_with_switch(tmp_path, "3.8.0", True)
+    planted = {"3.7.0": good_options, "3.8.0": {"--fake-switch": "true", "--iree-x-dump-to": "/a"}}
+    if good_options is None:  # the switch is no option the library lists; another one changed
+        planted = {"3.7.0": {"--fake-other": "a"}, "3.8.0": {"--fake-other": "b"}}
+    monkeypatch.setattr(options, "session_defaults", lambda tc: planted[tc.compiler_version])
+    np.save(tmp_path / "in.npy", np.arange(4, dtype=np.float32))
+    program = tmp_path / "p.mlir"
+    program.write_text("// FAKE: ok\nutil.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n}\n")
+    q = oracle.Question("differential", oracle.Side(bad_tc, ()), oracle.Side(good_tc, ()), target="cpu",
+                        inputs=(str(tmp_path / "in.npy"),), n_outputs=1, work=str(tmp_path / "work"))
+    reference = oracle.observe(q, q.good, program, True).outputs
+    assert oracle.shows_bug(q, q.bad, program, (), reference)[0] is True  # the planted bug
+    found = options.localize(q, program, reference, lambda line: None)
+    t = SimpleNamespace(options=found, good=good_tc, bad=bad_tc, phase=None, pass_diff=None,
+                        pass_confirmed=None, failing_pass="", phase_confirmed=False)
+    text = localized(t)
+    if said:
+        assert found.found is not None and found.found.flag == "--fake-switch", found
+        assert said in text and text.startswith("localized by the release options"), text
+        assert found.on_bad and found.on_good is bool(good_options)
+    else:
+        assert found.found is None and text.startswith("not localized"), (found, text)
+        assert "shows the bug" in found.lines[0] and "no bug" in found.lines[1], found.lines  # neither way
+    assert all("dump" not in c.flag for c in found.changes)  # a path is no choice of the pipeline

@@ -8,7 +8,9 @@
     3 where    the compilation phases whose output differs (phases.py), each confirmed
                or rejected by compiling one release's phase output onward with the
                other release; the first pass within the confirmed one (passes.py); for
-               failures, the failing pass
+               failures, the failing pass; and, what works where the releases cannot
+               read each other's IR, the bad release with the good release's option
+               defaults (options.py)
     4 issue    a bundle whose ISSUE.md says all of it, with steps that run as pasted
                (issue.py)
 
@@ -38,7 +40,7 @@ from .where import RUNTIME, localized
 from ..reference import load_arrays, npy_files
 from ..stages import compile_flags, import_stage
 from ..toolchain import Toolchain
-from . import forward, passes
+from . import forward, options, passes
 from .oracle import DIFFERENTIAL_FLOOR, Question, Side, interesting, observe, shows_bug
 from .program import SignatureError, inputs_for, signature, size, write_inputs
 
@@ -75,6 +77,7 @@ class Triage:
     pass_check: str = ""
     failing_pass: str = ""
     crash_reproducer: Path | None = None
+    options: options.OptionsResult | None = None  # the bad release with the good one's option defaults
     problems: list[str] = field(default_factory=list)
     # A differential item is triaged across releases on one side's compile: the side
     # whose outputs moved between the good and the bad release (b first, then a).
@@ -467,7 +470,18 @@ def where(t: Triage, work: Path) -> None:
     if t.phase is not None and not t.phase.missing and t.phase.phase != RUNTIME:
         _pass_in_phase(t, dumps, work)
     _failing_pass(t, program)
+    _option_defaults(t)
     t.say("where: " + localized(t))
+
+
+def _option_defaults(t: Triage) -> None:
+    """The bad release compiled with the good release's option defaults (and back): it
+    needs no IR the other release reads, so it answers where phase swaps cannot."""
+    q = t.question
+    reference = observe(q, q.good, t.program, True).outputs if q.mode == "differential" else None
+    t.options = options.localize(q, t.program, reference, t.say)
+    if t.options.found is None:
+        t.say(f"where: options: nothing named ({t.options.why_none})")
 
 
 def _failing_pass(t: Triage, program: Path) -> None:

@@ -177,13 +177,35 @@ def write_issue(t, out: Path, measured_only: bool = False) -> None:
         "confirmation": t.confirmation, "pass": t.pass_diff.argument if t.pass_diff else "",
         "localized": dict(zip(("phase", "pass"), confirmed_where(t))), "where": localized(t),
         "pass_confirmed": t.pass_confirmed, "pass_check": t.pass_check,
-        "failing_pass": t.failing_pass})
+        "failing_pass": t.failing_pass, "options": _options_json(t)})
     (out / "TRIAGE.json").write_text(json.dumps(data, indent=1, default=str))
     # Messages name the files the triage compiled; the reader has them as input.mlir.
     text = _issue_text(t, bad_v, good_v, steps).replace(str(t.program), "input.mlir")
     (out / "ISSUE.md").write_text(_no_machine_paths(text.replace(str(out / "work") + "/", "")))
     if (out / "input.mlir").is_file():
         (out / "input.mlir").write_text(_no_machine_paths((out / "input.mlir").read_text()))
+
+
+def _options_json(t) -> dict | None:
+    o = t.options
+    if o is None:
+        return None
+    return {"changes": [c.__dict__ for c in o.changes], "experiments": o.lines,
+            "found": o.found.flag if o.found else "", "both_ways": o.on_bad and o.on_good, "why_none": o.why_none}
+
+
+def _options_lines(t, bad_v: str, good_v: str | None) -> list[str]:
+    """The bad release run with the good release's option defaults, and what it gave."""
+    o = t.options
+    if o is None or good_v is None:
+        return []
+    lines = ["", "The releases' own option defaults (read from each compiler library's session options), "
+                 "each experiment on the same program:"]
+    if o.changes:
+        lines += [f"- differs: {c.describe(good_v, bad_v)}" for c in o.changes]
+    lines += [f"- {line}" for line in o.lines]
+    lines.append(f"- answer: {o.said(good_v, bad_v)}" if o.found else f"- answer: none ({o.why_none})")
+    return lines
 
 
 # A location that names a file on this machine (an import in the cache): its file name is
@@ -271,6 +293,7 @@ def _issue_text(t, bad_v: str, good_v: str, steps: str) -> str:
                       for v, names in ((bad_v, t.pass_diff.only_bad), (good_v, t.pass_diff.only_good)) if names]
         if t.pass_diff.diff and (t.phase is None or t.pass_diff.diff[2:] != t.phase.diff[2:]):
             lines += ["", "```diff", *t.pass_diff.diff, "```"]
+    lines += _options_lines(t, bad_v, good_v)
     if t.failing_pass:
         lines += ["", f"The bad release's failing pass (`--mlir-pass-pipeline-local-reproducer`): "
                       f"`{t.failing_pass}`; its input is `crash-reproducer.mlir` "

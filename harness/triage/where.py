@@ -1,7 +1,8 @@
 """What triage may say of where a bug is: only what its experiments confirmed.
 
-flow.py runs the experiments (phase swaps, the pass rerun alone, the crash reproducer);
-this one sentence is what the terminal, ISSUE.md's summary and TRIAGE.json say of them.
+flow.py runs the experiments (phase swaps, the pass rerun alone, the crash reproducer,
+the release options); this one sentence is what the terminal, ISSUE.md's summary and
+TRIAGE.json say of them, and by which experiment.
 """
 
 from __future__ import annotations
@@ -18,10 +19,20 @@ def confirmed_where(t) -> tuple[str, str]:
     return phase, t.failing_pass or confirmed_pass
 
 
+def confirmed_option(t) -> str:
+    """The release option the bug follows, as measured ('' when none): the bad release with
+    the good release's value is right."""
+    found = getattr(t, "options", None)
+    return found.said(t.good.compiler_version, t.bad.compiler_version) if found and found.found else ""
+
+
 def localized(t) -> str:
     """The one sentence of where the bug is, as the terminal, ISSUE.md and TRIAGE.json say
     it: only what was confirmed; otherwise 'not localized' with why."""
     phase, found = confirmed_where(t)
+    option = confirmed_option(t)
+    if option and not (phase or found):  # the releases' IR could not be swapped: the options answered
+        return f"localized by the release options (phase swaps did not confirm a phase): {option}."
     if phase or found:
         how = (t.phase.missing if phase and t.phase.missing else
                "both swaps of its output carry the bug with the bad release")
@@ -29,7 +40,7 @@ def localized(t) -> str:
                 "the runtime (the bug follows the bad release's runtime)" if phase else "",
                 f"the pass `{found}` ({'the bad release fails in it' if found == t.failing_pass else 'run alone on both releases, it parts them'})"
                 if found else ""]
-        return "localized to " + ", ".join(p for p in said if p) + "."
+        return "localized to " + ", ".join(p for p in said if p) + "." + (f" Also {option}." if option else "")
     if t.phase is None:
         why = "every compile phase's output is the same on both releases"
     else:
