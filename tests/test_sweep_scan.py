@@ -153,6 +153,11 @@ def test_each_group_is_a_case_explained_or_unexplained_by_the_sweep_expectations
     assert said["k=2"] == "explained: an importer gap"
     assert said["k=3"].startswith("unexplained: 2 of 2 failures no expectation takes")
     assert found[0].disposition.startswith("unexplained")  # the ones to act on come first
+    # What is left to do is listed: the untaken failures by release, none of a disposed group.
+    text = scan_module.render(read_scan(tmp_path, RELEASES), found)
+    untaken = text.split("## Untaken failures")[1].split("##")[0]
+    assert "- 3.1.0 run-crash x1: crashed (SIGSEGV)" in untaken and "- 3.2.0 run-crash x1" in untaken
+    assert "compile-fail" not in untaken and "compare-fail" not in untaken
 
 
 def test_the_table_of_explained_failures_disposes_of_a_group_and_a_case_it_names_is_checked(tmp_path):

@@ -34,6 +34,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.version import Version
+
 from ..outcomes import HARNESS_OUTCOMES, PASS_OUTCOME, SKIP_OUTCOME
 from ..record import ItemRecord
 from ..results import read_results
@@ -151,6 +153,7 @@ class Group:
     signature: str
     items: list[ItemHistory]
     disposition: str = ""  # "case X[; explained: why]" | "explained: why" | "unexplained: why"
+    untaken: list[tuple[str, ItemRecord]] = field(default_factory=list)  # (release, failure) nothing takes
 
     @property
     def support_lost(self) -> bool:
@@ -172,7 +175,7 @@ def groups(scan: Scan, sweeps: dict[str, Sweep], explained: list[Explanation] = 
     found = list(by_key.values())
     dispose = _Disposer(sweeps, explained)
     for g in found:
-        g.disposition = dispose(g)
+        g.disposition, g.untaken = dispose(g)
     return sorted(found, key=lambda g: (not g.disposition.startswith("unexplained"), g.windows_text()))
 
 
@@ -206,26 +209,26 @@ class _Disposer:
                 return parsed[i]
         return None
 
-    def __call__(self, group: Group) -> str:
-        failures = [r for h in group.items for r in h.records.values()]
+    def __call__(self, group: Group) -> tuple[str, list[tuple[str, ItemRecord]]]:
+        failures = [(release, r) for h in group.items for release, r in h.records.items()]
         cases, reasons, untaken = set(), [], []
-        for r in failures:
+        for release, r in failures:
             e = self.expectation(r)
             if e is None or not e.takes(r.outcome, r.failure_text()):
                 e = next((x for x in self.explained if x.takes(r.case.partition("::")[0], release_of(r.compiler),
                                                              r.outcome, r.failure_text(), self.point(r))), None)
             if e is None:
-                untaken.append(r)
+                untaken.append((release, r))
             elif e.same_as:
                 cases.update(e.same_as)
             else:
                 reasons.append(e.reason)
         if untaken:
             return (f"unexplained: {len(untaken)} of {len(failures)} failures no expectation takes "
-                    f"(e.g. `{untaken[0].key}` on {untaken[0].compiler})")
+                    f"(e.g. `{untaken[0][1].key}` on {untaken[0][1].compiler or untaken[0][0]})"), untaken
         said = (["case " + ", ".join(sorted(cases))] if cases else []) + (
             ["explained: " + "; ".join(dict.fromkeys(reasons))] if reasons else [])
-        return "; ".join(said) or "explained: (no failure recorded)"
+        return "; ".join(said) or "explained: (no failure recorded)", []
 
 
 def per_release(scan: Scan) -> list[str]:
@@ -272,6 +275,7 @@ def render(scan: Scan, found_groups: list[Group] | None = None) -> str:
                          f"{' '.join(g.signature.split())[:120].replace('|', '/')} | "
                          f"{g.disposition.replace('|', '/')[:200]} |")
         lines.append("")
+        lines += _untaken(found_groups)
     if scan.found:
         lines += ["## Found regressions", "", "| item | windows | failure |", "|---|---|---|"]
         for h in sorted(scan.found, key=lambda h: h.key):
@@ -279,6 +283,21 @@ def render(scan: Scan, found_groups: list[Group] | None = None) -> str:
             signature = next(iter(dict.fromkeys(h.signatures.values())), "")
             lines.append(f"| `{h.key}` | {windows} | {' '.join(signature.split())[:160].replace('|', '/')} |")
     return "\n".join(lines) + "\n"
+
+
+def _untaken(found_groups: list[Group]) -> list[str]:
+    """Per unexplained group, its failures that nothing takes, by release and signature:
+    what is left to reduce or name."""
+    lines = []
+    for n, g in enumerate(found_groups, 1):
+        if not g.untaken:
+            continue
+        by = Counter((release, r.outcome, signature_of(r)) for release, r in g.untaken)
+        lines += [f"Group {n}, untaken:", ""]
+        lines += [f"- {release} {outcome} x{count}: {' '.join(sig.split())[:140]}"
+                  for (release, outcome, sig), count in sorted(by.items(), key=lambda x: Version(x[0][0]))]
+        lines.append("")
+    return (["## Untaken failures", ""] + lines) if lines else []
 
 
 def as_json(scan: Scan, found_groups: list[Group] = ()) -> dict:
