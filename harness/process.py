@@ -71,7 +71,8 @@ def _parents() -> dict[int, int]:
 
 
 def children(pid: int) -> set[int]:
-    return {p for p, parent in _parents().items() if parent == pid}
+    listed = _children_listed(pid)
+    return listed if listed is not None else {p for p, parent in _parents().items() if parent == pid}
 
 
 def kill_tree_root(pid: int) -> None:
@@ -83,7 +84,45 @@ def kill_tree_root(pid: int) -> None:
         pass
 
 
+def _children_listed(pid: int) -> set[int] | None:
+    """The children of `pid` as the kernel lists them per thread (/proc/PID/task/TID/children),
+    read without scanning every process; None where this kernel has no such file."""
+    found = set()
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return set()  # gone: no children
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                found.update(int(c) for c in f.read().split())
+        except FileNotFoundError:
+            if not os.path.exists(f"/proc/{pid}/task/{tid}"):
+                continue  # the thread ended meanwhile
+            return None
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 def descendants(pid: int) -> set[int]:
+    """Every process below `pid`. Walked from `pid` down through the children the kernel
+    lists (a few files, not all of /proc: run_bounded asks twice per tool call); where the
+    kernel lists none, from the parent of every process."""
+    found, frontier = set(), {pid}
+    while frontier:
+        below = set()
+        for p in frontier:
+            kids = _children_listed(p)
+            if kids is None:
+                return _descendants_by_scan(pid)
+            below |= kids
+        frontier = below - found
+        found |= frontier
+    return found
+
+
+def _descendants_by_scan(pid: int) -> set[int]:
     parents = _parents()
     found, frontier = set(), {pid}
     while frontier:
@@ -225,16 +264,15 @@ def _exit_signal(pid: int) -> int | None:
 
 
 def _group_pids(pgid: int) -> list[int]:
-    """Processes in the tool's process group (iree-compile may start iree-lld)."""
+    """Processes in the tool's process group (iree-compile may start iree-lld). Each is
+    this process's descendant: the tool's, or one re-parented here (a subreaper)."""
     pids = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
+    for pid in descendants(os.getpid()):
         try:
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
+            with open(f"/proc/{pid}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
             if int(fields[2]) == pgid:  # field 5 of stat: pgrp
-                pids.append(int(entry.name))
+                pids.append(pid)
         except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
             pass
     return pids

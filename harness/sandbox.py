@@ -105,8 +105,8 @@ class Sandbox:
                 outer += ["--ro-bind", "/dev/null", str(path)]
         # The root is readable already: only what lies under the private /tmp is bound again.
         program = [Path(argv[0]).parent] if Path(argv[0]).is_absolute() else []  # what runs must be seen
-        for real in fewest(p for p in [*readable, *program, *([cwd] if cwd else []), *_interpreter_paths()]
-                           if _under_tmp(p)):
+        for real in fewest([*(p for p in [*readable, *program, *([cwd] if cwd else [])] if _under_tmp(p)),
+                            *_interpreter_under_tmp()]):
             outer += ["--ro-bind", real, real]
         for folder in writable:
             real = str(Path(folder).resolve())
@@ -307,6 +307,17 @@ def fewest(paths: list) -> list[str]:
         for parent in whole:
             found = (found - by_parent[parent]) | {parent}
     return sorted(str(p) for p in found if not any(q != p and p.is_relative_to(q) for q in found))
+
+
+def _interpreter_under_tmp() -> tuple[str, ...]:
+    """The interpreter's paths that lie under /tmp (about 60 paths; resolving them for
+    every tool call cost ~8 ms a call): resolved again only when sys.path or PATH changes."""
+    return _paths_under_tmp(tuple(_interpreter_paths()))
+
+
+@lru_cache(maxsize=16)
+def _paths_under_tmp(paths: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(p for p in paths if _under_tmp(p))
 
 
 def _interpreter_paths() -> list[str]:

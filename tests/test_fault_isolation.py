@@ -452,3 +452,35 @@ def test_a_crash_is_told_by_its_message_and_the_first_frame_in_compiler_code():
     assert first_frame(dump) == "mlir::iree_compiler::limitVectorTileSizes(llvm::SmallVectorImpl<long>&)"
     assert _crash_message(dump).startswith("LLVM ERROR: SmallVector unable to grow")
     assert first_frame("no stack here") == ""
+
+
+@pytest.mark.harness
+def test_the_process_tree_walk_finds_what_a_scan_of_every_process_finds():
+    """descendants() reads the kernel's children lists instead of every process's parent:
+    a grandchild, and a child that left the session (setsid), are found all the same, and
+    so is the tool's process group that run_bounded samples for memory."""
+    import os
+    import subprocess
+    import sys
+
+    from harness import process
+
+    script = ("import subprocess, sys, time; "
+              "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)']); "
+              "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], start_new_session=True); "
+              "time.sleep(30)")
+    parent = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    try:
+        for _ in range(100):  # until both grandchildren exist
+            if len(process._descendants_by_scan(parent.pid)) >= 2:
+                break
+            __import__("time").sleep(0.05)
+        walked, scanned = process.descendants(os.getpid()), process._descendants_by_scan(os.getpid())
+        assert walked == scanned and len(process.descendants(parent.pid)) == 2, (walked, scanned)
+        group = process._group_pids(parent.pid)  # the parent and the grandchild still in its group
+        assert parent.pid in group and len(group) == 2, group
+        assert process.children(os.getpid()) >= {parent.pid}
+    finally:
+        process.kill_descendants(pid=parent.pid)
+        parent.kill()
+        parent.wait()
