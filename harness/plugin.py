@@ -402,7 +402,8 @@ class CaseFile(pytest.File):
         for item in ItemId.of(case, extra):
             check = checks.get(item.ir_check)
             if item.is_differ:  # both sides' targets and levels asked for
-                sides = (case.differ_named(item.differ).a, case.differ_named(item.differ).b)
+                differ = case.differ_named(item.differ)
+                sides = (differ.a, differ.b)
                 wanted = all(s.target in opts.target and s.opt_level in opts.opt_level for s in sides)
             else:
                 # An IR check belongs to the target its own flags compile for, or to none.

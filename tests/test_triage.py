@@ -564,3 +564,8 @@ def test_the_bad_release_with_the_good_release_option_defaults(monkeypatch, tmp_
         assert found.found is None and text.startswith("not localized"), (found, text)
         assert "shows the bug" in found.lines[0] and "no bug" in found.lines[1], found.lines  # neither way
     assert all("dump" not in c.flag for c in found.changes)  # a path is no choice of the pipeline
+    from harness.triage.issue import _options_lines  # ISSUE.md: every experiment, then the answer
+
+    section = "\n".join(_options_lines(t, "3.8.0", "3.7.0"))
+    assert all(line in section for line in found.lines)
+    assert ("- answer: the release option `--fake-switch`" in section) if said else "- answer: none (" in section

@@ -432,6 +432,7 @@ def where(t: Triage, work: Path) -> None:
         t.say(f"where: the check's pipeline ({q.ir['tool']} {' '.join(q.ir['args'])[:80]}): "
               f"first pass whose output differs: {t.pass_diff.argument or '(none)'}")
         return
+    reference = _good_outputs(t)  # computed once: every swap and option experiment is judged by it
     dumps = {}
     for name, side in (("good", q.good), ("bad", q.bad)):
         dumps[name] = work / f"phases-{name}"
@@ -445,7 +446,7 @@ def where(t: Triage, work: Path) -> None:
         t.phase = diff
         t.say(f"where: phase {diff.phase} differs"
               f"{' (' + diff.missing + ')' if diff.missing else ''}")
-        swapped = True if diff.missing else _confirm(t, dumps)
+        swapped = True if diff.missing else _confirm(t, dumps, reference)
         if swapped is None and untested is None:
             untested = diff  # neither release could compile the other's output: not excluded
         if swapped:
@@ -463,23 +464,28 @@ def where(t: Triage, work: Path) -> None:
         t.phase, t.phase_confirmed = untested, False
     if t.phase is None:
         t.say("where: every phase's output is the same on both releases")
-        _runtime_swap(t)
+        _runtime_swap(t, reference)
     elif not confirmed:
         t.problems.append(f"no phase carries the bug across releases when swapped; {t.phase.phase}, "
                           "the last that differs, is named unconfirmed")
     if t.phase is not None and not t.phase.missing and t.phase.phase != RUNTIME:
         _pass_in_phase(t, dumps, work)
     _failing_pass(t, program)
-    _option_defaults(t)
+    _option_defaults(t, reference)
     t.say("where: " + localized(t))
 
 
-def _option_defaults(t: Triage) -> None:
+def _good_outputs(t: Triage) -> list | None:
+    """What every wrong-numbers experiment is judged against: the good release's outputs
+    on the triaged program (None for a failure, which is judged by its outcome)."""
+    q = t.question
+    return observe(q, q.good, t.program, True).outputs if q.mode == "differential" else None
+
+
+def _option_defaults(t: Triage, reference) -> None:
     """The bad release compiled with the good release's option defaults (and back): it
     needs no IR the other release reads, so it answers where phase swaps cannot."""
-    q = t.question
-    reference = observe(q, q.good, t.program, True).outputs if q.mode == "differential" else None
-    t.options = options.localize(q, t.program, reference, t.say)
+    t.options = options.localize(t.question, t.program, reference, t.say)
     if t.options.found is None:
         t.say(f"where: options: nothing named ({t.options.why_none})")
 
@@ -499,14 +505,13 @@ def _failing_pass(t: Triage, program: Path) -> None:
 RUNTIME_ORDER = 100  # after every compile phase
 
 
-def _runtime_swap(t: Triage) -> None:
+def _runtime_swap(t: Triage, reference) -> None:
     """Every compile phase agrees, so the releases part ways after the compiler: each
     release's module runs on the other release's runtime. The bug following the bad
     runtime names the runtime (iree-run-module, the VM, the HAL) as where it lives."""
     q = t.question
     if q.mode == "ir" or not (q.mode == "differential" or t.bug.needs_device()):
         return
-    reference = observe(q, q.good, t.program, True).outputs if q.mode == "differential" else None
     swaps = (("the bad release's module on the good release's runtime", q.bad, q.good, False),
              ("the good release's module on the bad release's runtime", q.good, q.bad, True))
     followed, untested = [], []
@@ -535,13 +540,10 @@ def _phase_file(folder: Path, phase: str) -> Path | None:
     return next((p for _, name, p in phases(folder) if name == phase), None)
 
 
-def _confirm(t: Triage, dumps: dict[str, Path]) -> bool | None:
+def _confirm(t: Triage, dumps: dict[str, Path], reference) -> bool | None:
     """Swap the phase's outputs between the releases: the bug should follow the bad one.
     True when both swaps say so; None when neither could be tested."""
     q, phase = t.question, t.phase.phase
-    reference = None
-    if q.mode == "differential":
-        reference = observe(q, q.good, t.program, True).outputs
     swaps = ((f"the bad release compiling the good release's {phase} output onward",
               _phase_file(dumps["good"], phase), q.bad, False),
              (f"the good release compiling the bad release's {phase} output onward",

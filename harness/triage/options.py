@@ -142,7 +142,7 @@ def changes(good: dict[str, str], bad: dict[str, str], given: tuple[str, ...] = 
         if g is not None and b is not None:
             if g != b and _is_choice(flag, g) and _is_choice(flag, b):
                 found.append(OptionChange(flag, g, b))
-        elif "true" in (g, b) and _is_choice(flag, "true") and not _renamed(flag, bad if g else good):
+        elif "true" in (g, b) and _is_choice(flag, "true") and not _renamed(flag, bad if g is not None else good):
             found.append(OptionChange(flag, g, b))  # a switch that arrived turned on
     return found
 

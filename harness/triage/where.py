@@ -22,7 +22,7 @@ def confirmed_where(t) -> tuple[str, str]:
 def confirmed_option(t) -> str:
     """The release option the bug follows, as measured ('' when none): the bad release with
     the good release's value is right."""
-    found = getattr(t, "options", None)
+    found = t.options
     return found.said(t.good.compiler_version, t.bad.compiler_version) if found and found.found else ""
 
 
