@@ -84,6 +84,47 @@ def test_a_malformed_spec_names_its_file_and_field(tmp_path, body, field):
     assert str(path) in str(e.value) and f"'{field}'" in str(e.value), e.value
 
 
+FLAGGED = '''[sweep]
+grid = "tiny.toml"
+name = "tiny-flags"
+title = "tiny under flags"
+
+[axes]
+flags = ["tiled", "fused"]
+
+[flag_sets]
+tiled = ["--iree-opt-data-tiling=true"]
+fused = ["--iree-dispatch-creation-enable-aggressive-fusion=true"]
+
+[matrix]
+cpu = ["O0"]
+'''
+
+
+@pytest.mark.harness
+def test_a_grid_under_flags_takes_the_grids_axes_and_adds_the_flags(tmp_path):
+    """`grid = "x.toml"`: the grid's builder, axes and exclusions, the flags axis paired
+    with them; the grid's own variants (ids, expectations) stay as they are."""
+    write_sweep(tmp_path, TINY + '[[exclude]]\nwhen = { op = "plus", n = 4 }\nreason = "x"\n')
+    path = tmp_path / "sweeps" / "tiny_flags.toml"
+    path.write_text(FLAGGED)
+    flagged, grid = load_sweep(path), load_sweep(tmp_path / "sweeps" / "tiny.toml")
+    assert (flagged.family, flagged.builder, flagged.name) == (grid.family, grid.builder, "tiny-flags")
+    ids = {v.id for v in flagged.variants()}
+    assert ids == {f"flags={f},{g.id}" for f in ("fused", "tiled") for g in grid.variants()}
+    assert not any("op=plus" in i and "n=4" in i for i in ids)  # the grid's exclusion holds
+    point = flagged.find("flags=tiled,n=2,op=same").values()
+    assert flagged.flags_of(point) == ("--iree-opt-data-tiling=true",)
+    # An axis of the grid is never redefined, and a grid that extends one is refused.
+    path.write_text(FLAGGED.replace('flags = ["tiled", "fused"]', 'flags = ["tiled"]\nn = [8]'))
+    with pytest.raises(CaseError, match=r"'axes\.n'.*add axes"):
+        load_sweep(path)
+    (tmp_path / "sweeps" / "twice.toml").write_text(FLAGGED.replace('grid = "tiny.toml"', 'grid = "tiny_flags.toml"'))
+    path.write_text(FLAGGED)
+    with pytest.raises(CaseError, match=r"'sweep\.grid'.*extends a grid itself"):
+        load_sweep(tmp_path / "sweeps" / "twice.toml")
+
+
 @pytest.mark.harness
 def test_pairwise_covers_every_allowed_pair_and_never_an_excluded_point(tmp_path):
     body = HEAD + '''strategy = "pairwise"

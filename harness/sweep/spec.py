@@ -1,7 +1,9 @@
 """A sweep: one family's space of programs, declared as data (sweeps/<family>.toml).
 
-    [sweep]   family, name (the ids' prefix; default: the family), title, builder (the
-              module beside it that turns a point into a PyTorch program), strategy
+    [sweep]   family, name (the ids' prefix; default: the family), title, grid (another
+              sweep beside it whose builder, axes, exclusions, strategy and frontend this
+              one takes, adding axes of its own: a grid under the flags users turn on),
+              builder (the module beside it that turns a point into a PyTorch program), strategy
               ("product", or "pairwise": every pair of axis values in some variant), per
               (pairwise: axes whose every combination gets a covering array of its own),
               sample (how many variants CI runs), frontend (how the programs reach IREE:
@@ -250,12 +252,15 @@ def load_sweep(path: Path) -> Sweep:
     if "sweep" not in data:
         raise top.error("sweep", "is required but missing")
     head = top.sub("sweep")
-    head.reject_unknown({"family", "name", "title", "builder", "strategy", "per", "sample", "frontend"})
-    family = head.get("family", str, required=True)
+    head.reject_unknown({"family", "name", "title", "grid", "builder", "strategy", "per", "sample", "frontend"})
+    base = _grid(head, path)
+    family = head.get("family", str, base.family if base else ...)
     if family not in FAMILIES or family == "other":
         raise head.error("family", f"unknown family {family!r}; allowed: {', '.join(FAMILIES[:-1])}")
-    builder = head.file("builder", path.parent)
-    strategy = head.get("strategy", str, "product")
+    if base and family != base.family:
+        raise head.error("family", f"{family!r}: the grid {base.path.name} is the {base.family} family's")
+    builder = head.file("builder", path.parent, base.builder if base else ...)
+    strategy = head.get("strategy", str, base.strategy if base else "product")
     if strategy not in STRATEGIES:
         raise head.error("strategy", f"unknown strategy {strategy!r}; allowed: {', '.join(STRATEGIES)}")
 
@@ -276,10 +281,15 @@ def load_sweep(path: Path) -> Sweep:
         if len({spell(v) for v in values}) != len(values):
             raise axes_reader.error(name, "values must be distinct")
         axes[name] = tuple(values)
+    if base:
+        again = sorted(set(axes) & set(base.axes))
+        if again:
+            raise axes_reader.error(again[0], f"is an axis of the grid {base.path.name}: add axes, never redefine one")
+        axes = {**base.axes, **axes}
 
     flag_sets = _flag_sets(top, axes, path.parent)
 
-    exclusions = []
+    exclusions = list(base.exclusions) if base else []
     for e in top.subs("exclude"):
         e.reject_unknown({"when", "reason"})
         exclusions.append(Exclusion(_scope(e.sub("when"), axes), e.get("reason", str, required=True)))
@@ -296,11 +306,11 @@ def load_sweep(path: Path) -> Sweep:
     expectations = [(_scope(e.sub("where"), axes, lists_only=True) if "where" in e.table else {},
                      frozenset(e.str_list("variants", ())), dict(e.table)) for e in top.subs("expect")]
 
-    per = head.str_list("per", ())
+    per = head.str_list("per", base.per if base else ())
     for axis in per:
         if axis not in axes:
             raise head.error("per", f"no such axis {axis!r}; axes: {', '.join(axes)}")
-    frontend = head.get("frontend", str, "torch")
+    frontend = head.get("frontend", str, base.frontend if base else "torch")
     if frontend not in FRONTENDS:
         raise head.error("frontend", f"unknown frontend {frontend!r}; allowed: {', '.join(FRONTENDS)}")
     name = head.get("name", str, family)
@@ -318,6 +328,16 @@ def load_sweep(path: Path) -> Sweep:
             raise CaseError(f"{path}: expect[{i}].variants: {unknown[0]!r} is not a variant of the grid"
                             + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
     return sweep
+
+
+def _grid(head: _Reader, path: Path) -> Sweep | None:
+    """The sweep `grid` names (beside this one, itself no extension: one level only)."""
+    base_path = head.file("grid", path.parent, None)
+    if base_path is None:
+        return None
+    if "grid" in tomllib.loads(base_path.read_text()).get("sweep", {}):
+        raise head.error("grid", f"{base_path.name} extends a grid itself: name that grid instead")
+    return load_sweep(base_path)
 
 
 def _flag_sets(top: _Reader, axes: dict[str, tuple[Value, ...]], folder: Path) -> dict[str, tuple[str, ...]]:
