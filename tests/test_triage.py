@@ -569,3 +569,44 @@ def test_the_bad_release_with_the_good_release_option_defaults(monkeypatch, tmp_
     section = "\n".join(_options_lines(t, "3.8.0", "3.7.0"))
     assert all(line in section for line in found.lines)
     assert ("- answer: the release option `--fake-switch`" in section) if said else "- answer: none (" in section
+
+
+@pytest.mark.harness
+@pytest.mark.parametrize("answers, phase, confirmed", [
+    # One swap as expected, the other undecided (the good release cannot read the bad
+    # one's IR), then the phase the bad release stops in: the undecided phase is named,
+    # unconfirmed, never the stopping phase as if a swap had confirmed it.
+    ((False, None), "global-optimization", False),
+    # A swap against the phase excludes it: the phase the bad release stops in is named.
+    ((True, True), "executable-targets", True),
+    # Both swaps carry the bug: the phase is confirmed.
+    ((False, True), "global-optimization", True),
+])
+def test_a_swap_that_could_not_be_decided_neither_confirms_nor_excludes(monkeypatch, tmp_path,
+                                                                        answers, phase, confirmed):
+    """answers: what shows_bug said for (the bad release on the good one's output, the good
+    release on the bad one's); the bad release shows the bug with its own output."""
+    from types import SimpleNamespace
+
+    from harness.triage import flow
+    from harness.triage.phases import PhaseDiff
+
+    diffs = [PhaseDiff("global-optimization", 4, ("-a", "+b")),
+             PhaseDiff("executable-targets", 10, (), missing="only the good release dumped executable-targets")]
+    monkeypatch.setattr(flow, "dump_phases", lambda *a, **k: None)
+    monkeypatch.setattr(flow, "differences", lambda *a, **k: iter(diffs))
+    monkeypatch.setattr(flow, "_phase_file", lambda dump, phase: tmp_path / f"{phase}.mlir")
+    said = iter(answers)
+    monkeypatch.setattr(flow, "shows_bug", lambda *a, **k: (next(said), "planted"))
+    for step in ("_pass_in_phase", "_failing_pass", "_option_defaults"):
+        monkeypatch.setattr(flow, step, lambda *a, **k: None)
+    monkeypatch.setattr(flow, "_good_outputs", lambda t: None)
+    side = SimpleNamespace(toolchain=None, flags=())
+    t = flow.Triage(case=None, item=None, bug=None,
+                    question=SimpleNamespace(good=side, bad=side, mode="outcome", work=str(tmp_path)),
+                    good=SimpleNamespace(compiler_version="3.8.0"), bad=SimpleNamespace(compiler_version="3.9.0"),
+                    start=tmp_path / "p.mlir")
+    flow.where(t, tmp_path)
+    assert (t.phase.phase, t.phase_confirmed) == (phase, confirmed), t.log
+    summary = flow.localized(t)
+    assert ("executable-targets` phase" in summary) == (phase == "executable-targets"), summary

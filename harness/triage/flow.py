@@ -448,16 +448,17 @@ def where(t: Triage, work: Path) -> None:
               f"{' (' + diff.missing + ')' if diff.missing else ''}")
         swapped = True if diff.missing else _confirm(t, dumps, reference)
         if swapped is None and untested is None:
-            untested = diff  # neither release could compile the other's output: not excluded
+            untested = diff  # a swap could not be decided, none went against: not excluded
         if swapped:
             confirmed = t.phase_confirmed = True
             break
     if confirmed and untested is not None:
         # The bug is in the IR by the end of the confirmed phase; an earlier phase that
         # differs and could not be swapped may hold it: name the earliest, unconfirmed.
-        line = (f"{untested.phase}: the releases cannot compile each other's output, so the swap could "
-                f"not test it; the bug follows the IR from {t.phase.phase} on, so the culprit is in "
-                f"{untested.phase} or a phase after it up to {t.phase.phase}")
+        line = (f"{untested.phase}: its swaps could not both be decided (a release cannot compile the "
+                f"other's output), so they did not test it; the bug "
+                f"{'shows from' if t.phase.missing else 'follows the IR from'} {t.phase.phase} on, so the "
+                f"culprit is in {untested.phase} or a phase after it up to {t.phase.phase}")
         t.confirmation.append(line)
         t.say("where: " + line)
         t.problems.append(f"the phase {untested.phase} is named unconfirmed (its output could not be swapped)")
@@ -542,7 +543,8 @@ def _phase_file(folder: Path, phase: str) -> Path | None:
 
 def _confirm(t: Triage, dumps: dict[str, Path], reference) -> bool | None:
     """Swap the phase's outputs between the releases: the bug should follow the bad one.
-    True when both swaps say so; None when neither could be tested."""
+    True when both swaps say so; False when one says otherwise; None when a swap could not
+    be decided and none went against (one swap alone confirms nothing, nor excludes)."""
     q, phase = t.question, t.phase.phase
     swaps = ((f"the bad release compiling the good release's {phase} output onward",
               _phase_file(dumps["good"], phase), q.bad, False),
@@ -558,9 +560,11 @@ def _confirm(t: Triage, dumps: dict[str, Path], reference) -> bool | None:
         t.confirmation.append(line)
         t.say("where: " + line)
         results.append(None if shown is None else shown is wanted)
-    if all(r is None for r in results):
-        return None  # neither swap could be compiled: the releases cannot read each other's IR here
-    return all(r is True for r in results)  # the bug followed the bad release's output both ways
+    if any(r is False for r in results):
+        return False  # a swap went against the phase: it is excluded
+    if all(r is True for r in results):
+        return True  # the bug followed the bad release's output both ways
+    return None  # a swap the other release could not compile (or run): the phase is not excluded
 
 
 def _pass_in_phase(t: Triage, dumps: dict[str, Path], work: Path) -> None:
