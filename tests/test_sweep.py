@@ -126,6 +126,35 @@ def test_a_grid_under_flags_takes_the_grids_axes_and_adds_the_flags(tmp_path):
 
 
 @pytest.mark.harness
+def test_a_flagged_failure_the_grids_expectation_takes_is_drafted_as_its_bug(tmp_path):
+    """`sweep expect` on a grid under flags: a failure the grid's own expectation for the
+    same variant takes (outcome, match, release) is drafted with its same_as and reason;
+    one it does not take (another message) stays a placeholder, never borrowed."""
+    from harness.sweep.draft import drafts
+
+    write_sweep(tmp_path, TINY + expect('op = ["plus"]', match="invalid dimension [0-9]", outcome="compile-fail",
+                                        reason="the bug of case tiny-case").replace(
+        'reason = "the bug', 'same_as = "tiny-case"\nreason = "the bug'))
+    path = tmp_path / "sweeps" / "tiny_flags.toml"
+    path.write_text(FLAGGED)
+    sweep = load_sweep(path)
+
+    def failed(variant, text):
+        return ItemRecord(case=f"tiny-flags::{variant}", item="cpu-O0", outcome="compile-fail", verdict="FAIL",
+                          target="cpu", opt_level="O0", compiler="3.13.0rc20261016",
+                          stages=[StageResult("compile", "fail", f"exit code 1: /x/m.mlir:1:2: error: {text}")])
+
+    blocks = drafts(sweep, [failed("flags=tiled,n=4,op=plus", "invalid dimension 3"),
+                            failed("flags=fused,n=4,op=plus", "unbounded stack allocation")])
+    taken = next(b for b in blocks if "invalid dimension" in b)
+    other = next(b for b in blocks if "unbounded" in b)
+    assert 'same_as = "tiny-case"' in taken and "as on the grid's own variant" in taken, taken
+    assert "same_as" not in other and "describe it" in other, other
+    path.write_text(path.read_text() + "\n" + "\n".join(blocks))
+    assert len(load_sweep(path).expectations) == 2  # the drafts read back
+
+
+@pytest.mark.harness
 def test_pairwise_covers_every_allowed_pair_and_never_an_excluded_point(tmp_path):
     body = HEAD + '''strategy = "pairwise"
 [axes]

@@ -6,7 +6,10 @@ A sweep's grid is too large to write its known failures by hand, and an axis sco
 names its variants by id. Failures are grouped by outcome and the message they would be
 matched with (wrong numbers: by the outputs that differ, as the report groups them); a group whose variants fail on different targets or levels is split until each
 entry is an exact product (variants x targets x levels). The reason is a placeholder
-for the person who reads the failure: a draft is not a diagnosis.
+for the person who reads the failure: a draft is not a diagnosis. For a grid under flags
+(`[sweep] grid`), a failure that the grid's own expectation for the same variant takes
+(same outcome, its match, its release) is drafted as that expectation's bug, with its
+same_as: a claim the draft checked item by item.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from ..history.casefile import toml_value
 from ..outcomes import FAIL, NUMBERS_OUTCOMES, PASS_OUTCOME, XFAIL
 from ..record import ItemRecord
 from ..signatures import signature_of
+from ..toolchain import release_of
 from .spec import Sweep
 
 
@@ -33,12 +37,13 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
                and r.outcome != PASS_OUTCOME]
     # One bug, one entry: diagnostics by the message they would be matched with (types
     # and dispatch names vary within one bug), wrong numbers by which outputs differ.
-    groups: dict[tuple[str, str], list[ItemRecord]] = defaultdict(list)
+    groups: dict[tuple[str, str, int], list[ItemRecord]] = defaultdict(list)
+    on_grid = _grid_expectations(sweep)
     for r in failing:
         message = None if r.outcome in NUMBERS_OUTCOMES else derive_match([r])
-        groups[(r.outcome, message or signature_of(r))].append(r)
+        groups[(r.outcome, message or signature_of(r), on_grid(r))].append(r)
     blocks = []
-    for (outcome, signature), items in sorted(groups.items()):
+    for (outcome, signature, grid_entry), items in sorted(groups.items()):
         # variant -> the (target, level) cells it failed on; equal cell sets share an entry
         cells: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for r in items:
@@ -50,8 +55,28 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
             for targets, levels in _products(sweep, shown):
                 chosen = [r for r in items if r.case.removeprefix(mine) in variants
                           and r.target in targets and (not levels or r.opt_level in levels)]
-                blocks.append(_block(sweep, sorted(variants), targets, levels, outcome, signature, chosen))
+                blocks.append(_block(sweep, sorted(variants), targets, levels, outcome, signature, chosen,
+                                     sweep.grid.expectations[grid_entry][2] if grid_entry >= 0 else None))
     return blocks
+
+
+def _grid_expectations(sweep: Sweep):
+    """record -> the index of the grid's [[expect]] that takes its failure on the grid's
+    own variant of its point (-1: none, or not a grid under flags)."""
+    if sweep.grid is None:
+        return lambda record: -1
+    grid, parsed = sweep.grid, sweep.grid.parsed_expectations()
+    points = {v.id: v.values() for v in sweep.variants()}
+
+    def entry(r: ItemRecord) -> int:
+        point = points.get(r.case.removeprefix(f"{sweep.name}::"))
+        if point is None:
+            return -1
+        release = release_of(r.compiler)
+        return next((i for i in grid.about(sweep.grid_point(point))
+                     if parsed[i].applies_to(r.target, r.opt_level, None, release)
+                     and parsed[i].takes(r.outcome, r.failure_text())), -1)
+    return entry
 
 
 def _products(sweep: Sweep, cells: frozenset) -> list[tuple[list[str], list[str]]]:
@@ -69,7 +94,7 @@ def _products(sweep: Sweep, cells: frozenset) -> list[tuple[list[str], list[str]
 
 
 def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[str], outcome: str,
-           signature: str, records: list[ItemRecord]) -> str:
+           signature: str, records: list[ItemRecord], grid_entry: dict | None = None) -> str:
     releases = sorted({Version(r.compiler).base_version for r in records if r.compiler}, key=Version)
     match = derive_match(records)
     lines = ["[[expect]]", f"variants = {_id_list(variants)}", f"targets = {toml_value(targets)}"]
@@ -82,7 +107,13 @@ def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[s
         lines.append(f"match = {toml_value(match)}")
     else:
         lines.append(f"# match: none could be derived; write the bug's message ({signature})")
-    lines.append(f"reason = {toml_value(f'found by the sweep (describe it): {signature}')}")
+    if grid_entry is not None:  # the grid's own variant fails the same: its bug, checked above
+        if grid_entry.get("same_as"):
+            lines.append(f"same_as = {toml_value(grid_entry['same_as'])}")
+        reason = f"as on the grid's own variant (default flags), taken by its expectation: {grid_entry['reason']}"
+    else:
+        reason = f"found by the sweep (describe it): {signature}"
+    lines.append(f"reason = {toml_value(reason)}")
     return "\n".join(lines) + "\n"
 
 

@@ -109,6 +109,11 @@ class Sweep:
     name: str = ""  # the ids' prefix (default: the family)
     flag_sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     frontend: str = "torch"  # how its programs reach IREE (frontends.FRONTENDS)
+    grid: "Sweep | None" = field(default=None, repr=False, compare=False)  # the grid it adds axes to
+
+    def grid_point(self, point: dict[str, Value]) -> dict[str, Value] | None:
+        """The grid's own variant of a point (its added axes taken off); None without a grid."""
+        return {a: v for a, v in point.items() if a in self.grid.axes} if self.grid else None
 
     def __post_init__(self):
         if not self.name:
@@ -318,7 +323,7 @@ def load_sweep(path: Path) -> Sweep:
         raise head.error("name", f"{name!r}: lower-case words joined by '-'")
     sweep = Sweep(path, family, head.get("title", str, required=True), builder, axes,
                   tuple(exclusions), strategy, per, head.get("sample", int, 12), levels,
-                  tuple(expectations), name, flag_sets, frontend)
+                  tuple(expectations), name, flag_sets, frontend, base)
     every = {v.id for v in sweep.variants()}
     if not every:  # a sweep that runs nothing must not read as a green one
         raise top.error("exclude", "excludes every point of the grid: the sweep has no variant")
