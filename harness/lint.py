@@ -235,11 +235,13 @@ def _same_as_problems(expectations, taken: dict[int, list[ItemRecord]], cases_di
 
 
 def lint_sweep(path: Path, failures: list[ItemRecord], stored: list[StoredFailure] = (),
-               same_as: dict[str, set[str]] | None = None) -> list[Problem]:
+               same_as: dict[str, set[str]] | None = None,
+               matches: dict[str, set[tuple[str, str]]] | None = None) -> list[Problem]:
     """A sweep spec: it loads (axes, exclusions, builder), and its expectations are as
     precise as a case's: each with the bug's message, releases and targets. same_as (as
     lint_case's): another sweep's item declared the same case's bug as an entry's own
-    same_as is that entry's own too (both claims checked, each in its sweep)."""
+    same_as is that entry's own too (both claims checked, each in its sweep); so is one its
+    own sweep's entry takes with the very outcome and match of this entry (`matches`)."""
     try:
         sweep = load_sweep(path)
     except CaseError as e:
@@ -248,8 +250,10 @@ def lint_sweep(path: Path, failures: list[ItemRecord], stored: list[StoredFailur
     parsed = sweep.parsed_expectations()
 
     def own(key, i) -> bool:
-        return (key.case.startswith(mine) or key.case in parsed[i].same_as
-                or bool(set(parsed[i].same_as) & (same_as or {}).get(str(key), set())))
+        e = parsed[i]
+        return (key.case.startswith(mine) or key.case in e.same_as
+                or bool(set(e.same_as) & (same_as or {}).get(str(key), set()))
+                or (e.match is not None and (e.outcome, e.match.pattern) in (matches or {}).get(str(key), set())))
 
     problems = [Problem(sweep.path, f, m) for f, m in _expectation_problems(parsed, own, failures)]
     problems += [Problem(sweep.path, f, m) for f, m in _stored_problems(parsed, set(), stored)]
@@ -359,13 +363,28 @@ def _history_problems(case: Case, stored: list[StoredFailure] = ()) -> list[tupl
 def declared_same_as(failures: list[ItemRecord]) -> dict[str, set[str]]:
     """For each sweep item's failure, the cases whose failure its own expectation says it
     is (`same_as`), where that expectation takes it (release, target, outcome, match)."""
+    return {key: {case for kind, case in said if kind == "case"} for key, said in _declared(failures).items()}
+
+
+def declared_matches(failures: list[ItemRecord]) -> dict[str, set[tuple[str, str]]]:
+    """For each sweep item's failure, the (outcome, match) of each of its own sweep's
+    expectations that takes it: another sweep's entry with that very outcome and match
+    makes the same claim (a grid and the grid under flags; one bug's entries in two
+    sweeps), each checked in its own sweep."""
+    return {key: {tuple(claim.split("\0", 1)) for kind, claim in said if kind == "match"}
+            for key, said in _declared(failures).items()}
+
+
+def _declared(failures: list[ItemRecord]) -> dict[str, set[tuple[str, str]]]:
+    """Per failing sweep item: ("case", slug) for each same_as, ("match", outcome NUL
+    pattern) for each of its sweep's expectations that takes it."""
     try:
         sweeps = sweeps_by_name()
     except CaseError:  # a sweep that does not load is lint_sweep's to say
         sweeps = {}
     points = {name: {v.id: v.values() for v in sweep.variants()} for name, sweep in sweeps.items()}
     parsed = {name: sweep.parsed_expectations() for name, sweep in sweeps.items()}
-    out: dict[str, set[str]] = {}
+    out: dict[str, set[tuple[str, str]]] = {}
     for r in failures:
         name, sep, variant_id = r.case.partition("::")
         point = points.get(name, {}).get(variant_id) if sep else None
@@ -373,8 +392,11 @@ def declared_same_as(failures: list[ItemRecord]) -> dict[str, set[str]]:
             continue
         for i in sweeps[name].about(point):
             e = parsed[name][i]
-            if e.same_as and _applies(e, r) and e.takes(r.outcome, r.failure_text()):
-                out.setdefault(r.key, set()).update(e.same_as)
+            if _applies(e, r) and e.takes(r.outcome, r.failure_text()):
+                said = out.setdefault(r.key, set())
+                said.update(("case", case) for case in e.same_as)
+                if e.match is not None:
+                    said.add(("match", f"{e.outcome}\0{e.match.pattern}"))
     return out
 
 

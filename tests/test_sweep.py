@@ -153,6 +153,20 @@ def test_a_flagged_failure_the_grids_expectation_takes_is_drafted_as_its_bug(tmp
     path.write_text(path.read_text() + "\n" + "\n".join(blocks))
     assert len(load_sweep(path).expectations) == 2  # the drafts read back
 
+    # A pairwise grid: the flags axis pairs anew, so some flagged points are not the
+    # grid's. Their failure, taken by a grid entry's match on other variants, is said so.
+    grid = HEAD.replace('[sweep]', '[sweep]\nstrategy = "pairwise"') + \
+        '[axes]\nop = ["same", "plus"]\nn = [2, 4]\nm = [1, 3, 5]\n\n[matrix]\ncpu = ["O0"]\n' + \
+        expect('op = ["plus"], n = [4], m = [1]', match="invalid dimension [0-9]", outcome="compile-fail",
+               reason="the bug of case tiny-case")
+    write_sweep(tmp_path, grid)
+    path.write_text(FLAGGED)
+    sweep = load_sweep(path)
+    grid_ids = {v.id for v in sweep.grid.variants()}
+    new = next(v.id for v in sweep.variants() if sweep.grid.variant(sweep.grid_point(v.values())).id not in grid_ids)
+    [block] = drafts(sweep, [failed(new, "invalid dimension 3")])
+    assert "a point the grid does not have" in block and "the bug of case tiny-case" in block, block
+
 
 @pytest.mark.harness
 def test_pairwise_covers_every_allowed_pair_and_never_an_excluded_point(tmp_path):

@@ -133,7 +133,8 @@ def _families_markdown(families) -> str:
 
 
 def cmd_lint(args) -> int:
-    from ..lint import declared_same_as, latest_failures, lint_case, lint_explained, lint_sweep, stored_failures
+    from ..lint import (declared_matches, declared_same_as, latest_failures, lint_case, lint_explained, lint_sweep,
+                        stored_failures)
 
     from ..sweep.spec import SWEEPS_DIR, discover as discover_sweeps
 
@@ -145,7 +146,8 @@ def cmd_lint(args) -> int:
           + (f" and {len(failures)} failure(s) in {args.results}" if failures else ""))
     same_as = declared_same_as(failures)
     problems = [p for m in manifests for p in lint_case(m, failures, same_as, stored)]
-    problems += [p for s in sweeps for p in lint_sweep(s, failures, stored, same_as)]
+    matches = declared_matches(failures)
+    problems += [p for s in sweeps for p in lint_sweep(s, failures, stored, same_as, matches)]
     if not args.cases:
         problems += lint_explained()
     if not args.cases:  # the whole suite: the quarantine names only what it has

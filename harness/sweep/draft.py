@@ -9,7 +9,10 @@ entry is an exact product (variants x targets x levels). The reason is a placeho
 for the person who reads the failure: a draft is not a diagnosis. For a grid under flags
 (`[sweep] grid`), a failure that the grid's own expectation for the same variant takes
 (same outcome, its match, its release) is drafted as that expectation's bug, with its
-same_as: a claim the draft checked item by item.
+same_as: a claim the draft checked item by item. A point the grid does not have (the
+flags axis pairs anew) whose failure one of the grid's expectations takes by its match,
+on its own variants, is drafted with that entry's reason said as such: a shared message,
+a weaker claim.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
                and r.outcome != PASS_OUTCOME]
     # One bug, one entry: diagnostics by the message they would be matched with (types
     # and dispatch names vary within one bug), wrong numbers by which outputs differ.
-    groups: dict[tuple[str, str, int], list[ItemRecord]] = defaultdict(list)
+    groups: dict[tuple[str, str, tuple[int, bool]], list[ItemRecord]] = defaultdict(list)
     on_grid = _grid_expectations(sweep)
     for r in failing:
         message = None if r.outcome in NUMBERS_OUTCOMES else derive_match([r])
@@ -55,27 +58,34 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
             for targets, levels in _products(sweep, shown):
                 chosen = [r for r in items if r.case.removeprefix(mine) in variants
                           and r.target in targets and (not levels or r.opt_level in levels)]
+                index, own = grid_entry
                 blocks.append(_block(sweep, sorted(variants), targets, levels, outcome, signature, chosen,
-                                     sweep.grid.expectations[grid_entry][2] if grid_entry >= 0 else None))
+                                     sweep.grid.expectations[index][2] if index >= 0 else None, own))
     return blocks
 
 
 def _grid_expectations(sweep: Sweep):
-    """record -> the index of the grid's [[expect]] that takes its failure on the grid's
-    own variant of its point (-1: none, or not a grid under flags)."""
+    """record -> (the index of the grid's [[expect]] that takes its failure, whether on the
+    grid's own variant of its point); (-1, False): none, or not a grid under flags."""
     if sweep.grid is None:
-        return lambda record: -1
+        return lambda record: (-1, False)
     grid, parsed = sweep.grid, sweep.grid.parsed_expectations()
     points = {v.id: v.values() for v in sweep.variants()}
+    grid_ids = {v.id for v in grid.variants()}
 
-    def entry(r: ItemRecord) -> int:
+    def entry(r: ItemRecord) -> tuple[int, bool]:
         point = points.get(r.case.removeprefix(f"{sweep.name}::"))
         if point is None:
-            return -1
+            return -1, False
         release = release_of(r.compiler)
-        return next((i for i in grid.about(sweep.grid_point(point))
-                     if parsed[i].applies_to(r.target, r.opt_level, None, release)
-                     and parsed[i].takes(r.outcome, r.failure_text())), -1)
+
+        def taking(indices):
+            return next((i for i in indices if parsed[i].applies_to(r.target, r.opt_level, None, release)
+                         and parsed[i].takes(r.outcome, r.failure_text())), -1)
+        own = grid.variant(sweep.grid_point(point))
+        if own.id in grid_ids:  # the grid measured this very program: only its own entries
+            return taking(grid.about(own.values())), True
+        return taking(range(len(parsed))), False
     return entry
 
 
@@ -94,9 +104,11 @@ def _products(sweep: Sweep, cells: frozenset) -> list[tuple[list[str], list[str]
 
 
 def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[str], outcome: str,
-           signature: str, records: list[ItemRecord], grid_entry: dict | None = None) -> str:
+           signature: str, records: list[ItemRecord], grid_entry: dict | None = None,
+           own_variant: bool = True) -> str:
     releases = sorted({Version(r.compiler).base_version for r in records if r.compiler}, key=Version)
-    match = derive_match(records)
+    # The grid's entry takes every one of these failures: its match says the same claim.
+    match = grid_entry["match"] if grid_entry is not None and grid_entry.get("match") else derive_match(records)
     lines = ["[[expect]]", f"variants = {_id_list(variants)}", f"targets = {toml_value(targets)}"]
     if levels:  # else each target's every level
         lines.append(f"opt_levels = {toml_value(levels)}")
@@ -110,7 +122,10 @@ def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[s
     if grid_entry is not None:  # the grid's own variant fails the same: its bug, checked above
         if grid_entry.get("same_as"):
             lines.append(f"same_as = {toml_value(grid_entry['same_as'])}")
-        reason = f"as on the grid's own variant (default flags), taken by its expectation: {grid_entry['reason']}"
+        reason = (f"as on the grid's own variant (default flags), taken by its expectation: {grid_entry['reason']}"
+                  if own_variant else
+                  f"a point the grid does not have, failing with the message of its expectation (by the match, "
+                  f"not checked on this program): {grid_entry['reason']}")
     else:
         reason = f"found by the sweep (describe it): {signature}"
     lines.append(f"reason = {toml_value(reason)}")
