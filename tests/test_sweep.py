@@ -415,3 +415,33 @@ def test_another_sweeps_failure_is_an_entrys_own_only_when_both_name_the_same_ca
     # Without the other sweep's claim (no same_as map), the shared message is generic.
     generic = [p for p in lint_sweep(sweeps / "transpose_onnx.toml", failures, (), {}) if "is generic" in p.message]
     assert generic and "attention-onnx" in generic[0].message
+
+
+@pytest.mark.harness
+def test_a_grid_failure_is_a_flag_entrys_own_only_under_the_very_same_claim(tmp_path, monkeypatch):
+    """A grid and the grid under flags: the flags entry may take the grid's failure when the
+    grid's own entry takes it with the very outcome and match (lint's declared_matches);
+    with another match on the grid's side the shared message is generic."""
+    import harness.lint as lint
+    from harness.lint import declared_matches, lint_sweep
+
+    entry = expect('op = ["plus"]', match="invalid dimension [0-9]", outcome="compile-fail", reason="planted")
+    write_sweep(tmp_path, TINY + entry)
+    flagged = tmp_path / "sweeps" / "tiny_flags.toml"
+    flagged.write_text(FLAGGED + entry)
+
+    def failing(case):
+        return ItemRecord(case=case, item="cpu-O0", outcome="compile-fail", verdict="XFAIL", target="cpu",
+                          opt_level="O0", compiler="3.13.0",
+                          stages=[StageResult("compile", "fail", "exit code 1: m.mlir:1:2: error: invalid dimension 3")])
+
+    failures = [failing("topk::n=4,op=plus"), failing("tiny-flags::flags=tiled,n=4,op=plus")]
+    sweeps = {s.name: s for s in (load_sweep(tmp_path / "sweeps" / "tiny.toml"), load_sweep(flagged))}
+    monkeypatch.setattr(lint, "sweeps_by_name", lambda: sweeps)  # the tmp sweeps, not the repository's
+    assert [p for p in lint_sweep(flagged, failures, (), {}, declared_matches(failures))
+            if "is generic" in p.message] == []
+    # The grid's entry says it with another match: not the same claim.
+    write_sweep(tmp_path, TINY + entry.replace("invalid dimension [0-9]", "invalid dim"))
+    sweeps["topk"] = load_sweep(tmp_path / "sweeps" / "tiny.toml")
+    generic = [p for p in lint_sweep(flagged, failures, (), {}, declared_matches(failures)) if "is generic" in p.message]
+    assert generic and "topk::n=4,op=plus" in generic[0].message, generic
