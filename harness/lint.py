@@ -363,7 +363,7 @@ def _history_problems(case: Case, stored: list[StoredFailure] = ()) -> list[tupl
 def declared_same_as(failures: list[ItemRecord]) -> dict[str, set[str]]:
     """For each sweep item's failure, the cases whose failure its own expectation says it
     is (`same_as`), where that expectation takes it (release, target, outcome, match)."""
-    return {key: {case for kind, case in said if kind == "case"} for key, said in _declared(failures).items()}
+    return {key: cases for key, (cases, _) in _declared(failures).items()}
 
 
 def declared_matches(failures: list[ItemRecord]) -> dict[str, set[tuple[str, str]]]:
@@ -371,20 +371,19 @@ def declared_matches(failures: list[ItemRecord]) -> dict[str, set[tuple[str, str
     expectations that takes it: another sweep's entry with that very outcome and match
     makes the same claim (a grid and the grid under flags; one bug's entries in two
     sweeps), each checked in its own sweep."""
-    return {key: {tuple(claim.split("\0", 1)) for kind, claim in said if kind == "match"}
-            for key, said in _declared(failures).items()}
+    return {key: matches for key, (_, matches) in _declared(failures).items()}
 
 
-def _declared(failures: list[ItemRecord]) -> dict[str, set[tuple[str, str]]]:
-    """Per failing sweep item: ("case", slug) for each same_as, ("match", outcome NUL
-    pattern) for each of its sweep's expectations that takes it."""
+def _declared(failures: list[ItemRecord]) -> dict[str, tuple[set[str], set[tuple[str, str]]]]:
+    """Per failing sweep item, what its own sweep's expectations that take it say: the
+    cases they name (same_as), and their (outcome, match pattern)."""
     try:
         sweeps = sweeps_by_name()
     except CaseError:  # a sweep that does not load is lint_sweep's to say
         sweeps = {}
     points = {name: {v.id: v.values() for v in sweep.variants()} for name, sweep in sweeps.items()}
     parsed = {name: sweep.parsed_expectations() for name, sweep in sweeps.items()}
-    out: dict[str, set[tuple[str, str]]] = {}
+    out: dict[str, tuple[set[str], set[tuple[str, str]]]] = {}
     for r in failures:
         name, sep, variant_id = r.case.partition("::")
         point = points.get(name, {}).get(variant_id) if sep else None
@@ -393,10 +392,10 @@ def _declared(failures: list[ItemRecord]) -> dict[str, set[tuple[str, str]]]:
         for i in sweeps[name].about(point):
             e = parsed[name][i]
             if _applies(e, r) and e.takes(r.outcome, r.failure_text()):
-                said = out.setdefault(r.key, set())
-                said.update(("case", case) for case in e.same_as)
+                cases, matches = out.setdefault(r.key, (set(), set()))
+                cases.update(e.same_as)
                 if e.match is not None:
-                    said.add(("match", f"{e.outcome}\0{e.match.pattern}"))
+                    matches.add((e.outcome, e.match.pattern))
     return out
 
 

@@ -82,9 +82,9 @@ def _grid_expectations(sweep: Sweep):
         def taking(indices):
             return next((i for i in indices if parsed[i].applies_to(r.target, r.opt_level, None, release)
                          and parsed[i].takes(r.outcome, r.failure_text())), -1)
-        own = grid.variant(sweep.grid_point(point))
-        if own.id in grid_ids:  # the grid measured this very program: only its own entries
-            return taking(grid.about(own.values())), True
+        grid_variant = grid.variant(sweep.grid_point(point))
+        if grid_variant.id in grid_ids:  # the grid measured this very program: only its own entries
+            return taking(grid.about(grid_variant.values())), True
         return taking(range(len(parsed))), False
     return entry
 
