@@ -126,6 +126,32 @@ def test_a_grid_under_flags_takes_the_grids_axes_and_adds_the_flags(tmp_path):
 
 
 @pytest.mark.harness
+def test_a_new_variants_failure_with_a_written_entrys_message_is_drafted_as_such(tmp_path):
+    """A variant no entry is about (a new share of a generated sweep's seeds) failing with
+    the message of one of the sweep's entries on other variants is drafted with that
+    entry's match, same_as and reason, said as a shared message; another message stays a
+    placeholder."""
+    from harness.sweep.draft import drafts
+
+    entry = expect("", match="invalid dimension [0-9]", outcome="compile-fail", reason="the bug of case tiny-case")
+    entry = entry.replace("[[expect]]", '[[expect]]\nvariants = ["n=2,op=plus"]').replace(
+        'reason = "the bug', 'same_as = "tiny-case"\nreason = "the bug')
+    sweep = load_sweep(write_sweep(tmp_path, TINY + entry))
+
+    def failed(variant, text):
+        return ItemRecord(case=f"topk::{variant}", item="cpu-O0", outcome="compile-fail", verdict="FAIL",
+                          target="cpu", opt_level="O0", compiler="3.13.0rc20261016",
+                          stages=[StageResult("compile", "fail", f"exit code 1: /x/m.mlir:1:2: error: {text}")])
+
+    blocks = drafts(sweep, [failed("n=4,op=plus", "invalid dimension 7"), failed("n=4,op=same", "unbounded alloca")])
+    shared = next(b for b in blocks if "n=4,op=plus" in b)
+    other = next(b for b in blocks if "n=4,op=same" in b)
+    assert "other variants of this sweep fail with this message" in shared and 'same_as = "tiny-case"' in shared
+    assert 'match = "invalid dimension [0-9]"' in shared, shared
+    assert "describe it" in other and "same_as" not in other, other
+
+
+@pytest.mark.harness
 def test_a_flagged_failure_the_grids_expectation_takes_is_drafted_as_its_bug(tmp_path):
     """`sweep expect` on a grid under flags: a failure the grid's own expectation for the
     same variant takes (outcome, match, release) is drafted with its same_as and reason;

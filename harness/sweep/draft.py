@@ -6,13 +6,15 @@ A sweep's grid is too large to write its known failures by hand, and an axis sco
 names its variants by id. Failures are grouped by outcome and the message they would be
 matched with (wrong numbers: by the outputs that differ, as the report groups them); a group whose variants fail on different targets or levels is split until each
 entry is an exact product (variants x targets x levels). The reason is a placeholder
-for the person who reads the failure: a draft is not a diagnosis. For a grid under flags
-(`[sweep] grid`), a failure that the grid's own expectation for the same variant takes
-(same outcome, its match, its release) is drafted as that expectation's bug, with its
-same_as: a claim the draft checked item by item. A point the grid does not have (the
-flags axis pairs anew) whose failure one of the grid's expectations takes by its match,
-on its own variants, is drafted with that entry's reason said as such: a shared message,
-a weaker claim.
+for the person who reads the failure: a draft is not a diagnosis, unless a written entry
+already says why (KNOWN, in this order):
+- grid: a grid under flags (`[sweep] grid`) whose own entry for the same variant takes
+  the failure (outcome, match, release): that bug, with its same_as, checked item by item;
+- grid message: a point the grid does not have (the flags axis pairs anew) whose failure
+  one of the grid's entries takes by its match, on the grid's own variants;
+- sweep message: one of this sweep's own entries takes it by its match, on other
+  variants (a new share of a generated sweep's seeds).
+The last two are a shared message, a weaker claim, and the reason says so.
 """
 
 from __future__ import annotations
@@ -40,13 +42,14 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
                and r.outcome != PASS_OUTCOME]
     # One bug, one entry: diagnostics by the message they would be matched with (types
     # and dispatch names vary within one bug), wrong numbers by which outputs differ.
-    groups: dict[tuple[str, str, tuple[int, bool]], list[ItemRecord]] = defaultdict(list)
-    on_grid = _grid_expectations(sweep)
+    groups: dict[tuple[str, str, tuple[str, int]], list[ItemRecord]] = defaultdict(list)
+    known = _known(sweep)
     for r in failing:
         message = None if r.outcome in NUMBERS_OUTCOMES else derive_match([r])
-        groups[(r.outcome, message or signature_of(r), on_grid(r))].append(r)
+        groups[(r.outcome, message or signature_of(r), known(r))].append(r)
     blocks = []
-    for (outcome, signature, grid_entry), items in sorted(groups.items()):
+    for (outcome, signature, (how, index)), items in sorted(groups.items()):
+        entry = (sweep if how == "sweep message" else sweep.grid).expectations[index][2] if how else None
         # variant -> the (target, level) cells it failed on; equal cell sets share an entry
         cells: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for r in items:
@@ -58,35 +61,45 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
             for targets, levels in _products(sweep, shown):
                 chosen = [r for r in items if r.case.removeprefix(mine) in variants
                           and r.target in targets and (not levels or r.opt_level in levels)]
-                index, own = grid_entry
                 blocks.append(_block(sweep, sorted(variants), targets, levels, outcome, signature, chosen,
-                                     sweep.grid.expectations[index][2] if index >= 0 else None, own))
+                                     entry, how))
     return blocks
 
 
-def _grid_expectations(sweep: Sweep):
-    """record -> (the index of the grid's [[expect]] that takes its failure, whether on the
-    grid's own variant of its point); (-1, False): none, or not a grid under flags."""
-    if sweep.grid is None:
-        return lambda record: (-1, False)
-    grid, parsed = sweep.grid, sweep.grid.parsed_expectations()
+def _known(sweep: Sweep):
+    """record -> (how, index): the written entry that says why it fails (see the top), as
+    "grid" / "grid message" (an index into the grid's entries) or "sweep message" (into
+    this sweep's); ("", -1) when none does."""
+    parsed = sweep.parsed_expectations()
+    grid = sweep.grid
+    grid_parsed = grid.parsed_expectations() if grid else ()
     points = {v.id: v.values() for v in sweep.variants()}
-    grid_ids = {v.id for v in grid.variants()}
+    grid_ids = {v.id for v in grid.variants()} if grid else set()
 
-    def entry(r: ItemRecord) -> tuple[int, bool]:
+    def known(r: ItemRecord) -> tuple[str, int]:
         point = points.get(r.case.removeprefix(f"{sweep.name}::"))
         if point is None:
-            return -1, False
+            return "", -1
         release = release_of(r.compiler)
 
-        def taking(indices):
-            return next((i for i in indices if parsed[i].applies_to(r.target, r.opt_level, None, release)
-                         and parsed[i].takes(r.outcome, r.failure_text())), -1)
-        grid_variant = grid.variant(sweep.grid_point(point))
-        if grid_variant.id in grid_ids:  # the grid measured this very program: only its own entries
-            return taking(grid.about(grid_variant.values())), True
-        return taking(range(len(parsed))), False
-    return entry
+        def taking(entries, indices):
+            return next((i for i in indices if entries[i].applies_to(r.target, r.opt_level, None, release)
+                         and entries[i].takes(r.outcome, r.failure_text())), -1)
+        if grid:
+            grid_variant = grid.variant(sweep.grid_point(point))
+            if grid_variant.id in grid_ids:  # the grid measured this very program: its own entries only
+                i = taking(grid_parsed, grid.about(grid_variant.values()))
+                if i >= 0:
+                    return "grid", i
+            else:
+                i = taking(grid_parsed, range(len(grid_parsed)))
+                if i >= 0:
+                    return "grid message", i
+        # Entries of this sweep, scope aside (its own scope already did not take it).
+        i = next((i for i, e in enumerate(parsed) if release in e.compiler and (e.targets is None or r.target in e.targets)
+                  and e.takes(r.outcome, r.failure_text())), -1)
+        return ("sweep message", i) if i >= 0 else ("", -1)
+    return known
 
 
 def _products(sweep: Sweep, cells: frozenset) -> list[tuple[list[str], list[str]]]:
@@ -104,11 +117,10 @@ def _products(sweep: Sweep, cells: frozenset) -> list[tuple[list[str], list[str]
 
 
 def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[str], outcome: str,
-           signature: str, records: list[ItemRecord], grid_entry: dict | None = None,
-           own_variant: bool = True) -> str:
+           signature: str, records: list[ItemRecord], entry: dict | None = None, how: str = "") -> str:
     releases = sorted({Version(r.compiler).base_version for r in records if r.compiler}, key=Version)
-    # The grid's entry takes every one of these failures: its match says the same claim.
-    match = grid_entry["match"] if grid_entry is not None and grid_entry.get("match") else derive_match(records)
+    # The known entry takes every one of these failures: its match says the same claim.
+    match = entry["match"] if entry is not None and entry.get("match") else derive_match(records)
     lines = ["[[expect]]", f"variants = {_id_list(variants)}", f"targets = {toml_value(targets)}"]
     if levels:  # else each target's every level
         lines.append(f"opt_levels = {toml_value(levels)}")
@@ -119,13 +131,15 @@ def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[s
         lines.append(f"match = {toml_value(match)}")
     else:
         lines.append(f"# match: none could be derived; write the bug's message ({signature})")
-    if grid_entry is not None:  # the grid's own variant fails the same: its bug, checked above
-        if grid_entry.get("same_as"):
-            lines.append(f"same_as = {toml_value(grid_entry['same_as'])}")
-        reason = (f"as on the grid's own variant (default flags), taken by its expectation: {grid_entry['reason']}"
-                  if own_variant else
-                  f"a point the grid does not have, failing with the message of its expectation (by the match, "
-                  f"not checked on this program): {grid_entry['reason']}")
+    if entry is not None:
+        if entry.get("same_as"):
+            lines.append(f"same_as = {toml_value(entry['same_as'])}")
+        said = {"grid": "as on the grid's own variant (default flags), taken by its expectation",
+                "grid message": "a point the grid does not have, failing with the message of its "
+                                "expectation (by the match, not checked on this program)",
+                "sweep message": "other variants of this sweep fail with this message, and their "
+                                 "expectation says (by the match, not checked on this program)"}[how]
+        reason = f"{said}: {entry['reason']}"
     else:
         reason = f"found by the sweep (describe it): {signature}"
     lines.append(f"reason = {toml_value(reason)}")
