@@ -340,9 +340,10 @@ def _grid(head: _Reader, path: Path) -> Sweep | None:
     base_path = head.file("grid", path.parent, None)
     if base_path is None:
         return None
-    if "grid" in tomllib.loads(base_path.read_text()).get("sweep", {}):
+    base = load_sweep(base_path)
+    if base.grid is not None:
         raise head.error("grid", f"{base_path.name} extends a grid itself: name that grid instead")
-    return load_sweep(base_path)
+    return base
 
 
 def _flag_sets(top: _Reader, axes: dict[str, tuple[Value, ...]], folder: Path) -> dict[str, tuple[str, ...]]:
