@@ -471,3 +471,54 @@ def test_a_grid_failure_is_a_flag_entrys_own_only_under_the_very_same_claim(tmp_
     sweeps["topk"] = load_sweep(tmp_path / "sweeps" / "tiny.toml")
     generic = [p for p in lint_sweep(flagged, failures, (), {}, declared_matches(failures)) if "is generic" in p.message]
     assert generic and "topk::n=4,op=plus" in generic[0].message, generic
+
+
+@pytest.mark.harness
+def test_a_scan_disposes_of_a_flagged_failure_by_the_grids_entry_for_the_same_variant(tmp_path):
+    """`sweep scan` of a grid under flags over releases: a failure the grid's own entry for
+    the same variant takes (its match, on its releases), or an explained entry naming the
+    grid, is that entry's; another message, or a release the entry does not name, stays
+    unexplained."""
+    from harness.results import ResultsWriter
+    from harness.sweep.explained import load_explained
+    from harness.sweep.scan import groups, read_scan
+
+    grid_entry = expect('op = ["plus"]', match="invalid dimension [0-9]", outcome="compile-fail",
+                        reason="the bug of case tiny-case").replace('compiler = ">=3.0"', 'compiler = ">=3.1,<3.3"')
+    write_sweep(tmp_path, TINY + grid_entry)
+    path = tmp_path / "sweeps" / "tiny_flags.toml"
+    path.write_text(FLAGGED)
+    flagged = load_sweep(path)
+    sweeps = {"tiny-flags": flagged}
+    table = tmp_path / "scan.toml"
+    table.write_text(f'[[explain]]\nsweeps = ["{flagged.grid.name}"]\ncompiler = ">=3.1.0"\n'
+                     'outcome = "compile-fail"\nmatch = "failed to legalize"\nreason = "an importer gap"\n')
+    assert flagged.grid.name != flagged.name  # the entry names the grid only
+    releases = ["3.0.0", "3.1.0", "3.2.0", "3.3.0"]
+    failing = {  # variant: (message, releases it fails on)
+        "flags=tiled,n=4,op=plus": ("invalid dimension 3", {"3.1.0", "3.2.0"}),  # the grid's entry takes it
+        "flags=fused,n=4,op=plus": ("unbounded stack allocation", {"3.1.0", "3.2.0"}),  # another message
+        "flags=tiled,n=2,op=same": ("failed to legalize 'x'", {"3.1.0", "3.2.0"}),  # explained, via the grid
+        "flags=fused,n=2,op=same": ("invalid dimension 3", {"3.3.0"}),  # a release the entry does not name
+    }
+
+    def record(variant, release):
+        text, bad_on = failing.get(variant, ("", set()))
+        bad = release in bad_on
+        return ItemRecord(case=f"tiny-flags::{variant}", item="cpu-O0", outcome="compile-fail" if bad else "pass",
+                          verdict="FAIL" if bad else "PASS", target="cpu", opt_level="O0",
+                          compiler=f"{release}rc20250101",
+                          stages=[StageResult("compile", "fail", f"error: {text}")] if bad else
+                          [StageResult("compile", "ok")])
+
+    for release in releases:
+        writer = ResultsWriter(tmp_path / "scan" / release / "results.jsonl")
+        writer.start({"run_id": release})
+        for v in flagged.variants():
+            writer.append(record(v.id, release))
+    said = {h.key.split("::")[1]: g.disposition  # (a group is a window and a message: say each item's)
+            for g in groups(read_scan(tmp_path / "scan", releases), sweeps, load_explained(table)) for h in g.items}
+    assert said["flags=tiled,n=4,op=plus"] == "explained: the bug of case tiny-case"
+    assert said["flags=tiled,n=2,op=same"] == "explained: an importer gap"
+    assert said["flags=fused,n=4,op=plus"].startswith("unexplained")
+    assert said["flags=fused,n=2,op=same"].startswith("unexplained")

@@ -21,7 +21,10 @@ Found items are grouped by window and failure signature, and each group is dispo
 by the sweep's own [[expect]] entries on the releases it fails: a case (an expectation
 whose `same_as` names it, checked by lint), explained (an expectation without same_as: its
 reason says why, e.g. an importer gap), or unexplained (no expectation takes it: reduce
-one item and `sweep promote` it, or name the case it duplicates).
+one item and `sweep promote` it, or name the case it duplicates). A grid under flags
+(`[sweep] grid`) is the grid's programs with more flags: a failure there that the grid's
+own entry (or explained entry) for the same variant takes, by its match on its releases,
+is that entry's bug, as `sweep expect` drafts it.
 """
 
 from __future__ import annotations
@@ -197,26 +200,45 @@ class _Disposer:
             self.points[name] = {v.id: v.values() for v in sweep.variants()}
         return self.points[name].get(variant_id)
 
+    def _decides(self, sweep: Sweep, point: dict, record: ItemRecord):
+        """The entry of `sweep` that decides the record's verdict at `point`, if any."""
+        parsed = sweep.parsed_expectations()
+        release = release_of(record.compiler)
+        return next((parsed[i] for i in sweep.about(point)
+                     if parsed[i].applies_to(record.target, record.opt_level, record.ir_check, release,
+                                             record.differ)), None)
+
     def expectation(self, record: ItemRecord):
         point = self.point(record)
         if point is None:
             return None
-        sweep = self.sweeps[record.case.partition("::")[0]]
-        parsed = sweep.parsed_expectations()
-        release = release_of(record.compiler)
-        for i in sweep.about(point):
-            if parsed[i].applies_to(record.target, record.opt_level, record.ir_check, release, record.differ):
-                return parsed[i]
-        return None
+        return self._decides(self.sweeps[record.case.partition("::")[0]], point, record)
+
+    def _grid_way(self, record: ItemRecord):
+        """Under flags, (the grid, the grid's own variant): the same program without them."""
+        name, point = record.case.partition("::")[0], self.point(record)
+        grid = self.sweeps[name].grid if point is not None else None
+        return (grid, self.sweeps[name].grid_point(point)) if grid is not None else None
+
+    def _taking(self, record: ItemRecord):
+        """The first expectation, then explained entry, that takes the record's failure:
+        its own variant's, then the grid's own variant's."""
+        text, release = record.failure_text(), release_of(record.compiler)
+        ways = [(record.case.partition("::")[0], self.point(record))]
+        candidates = [self.expectation(record)]
+        if (grid_way := self._grid_way(record)) is not None:
+            grid, point = grid_way
+            ways.append((grid.name, point))
+            candidates.append(self._decides(grid, point, record))
+        e = next((e for e in candidates if e is not None and e.takes(record.outcome, text)), None)
+        return e or next((x for name, point in ways for x in self.explained
+                          if x.takes(name, release, record.outcome, text, point)), None)
 
     def __call__(self, group: Group) -> tuple[str, list[tuple[str, ItemRecord]]]:
         failures = [(release, r) for h in group.items for release, r in h.records.items()]
         cases, reasons, untaken = set(), [], []
         for release, r in failures:
-            e = self.expectation(r)
-            if e is None or not e.takes(r.outcome, r.failure_text()):
-                e = next((x for x in self.explained if x.takes(r.case.partition("::")[0], release_of(r.compiler),
-                                                             r.outcome, r.failure_text(), self.point(r))), None)
+            e = self._taking(r)
             if e is None:
                 untaken.append((release, r))
             elif e.same_as:
