@@ -214,25 +214,21 @@ class _Disposer:
             return None
         return self._decides(self.sweeps[record.case.partition("::")[0]], point, record)
 
-    def _grid_way(self, record: ItemRecord):
-        """Under flags, (the grid, the grid's own variant): the same program without them."""
-        name, point = record.case.partition("::")[0], self.point(record)
-        grid = self.sweeps[name].grid if point is not None else None
-        return (grid, self.sweeps[name].grid_point(point)) if grid is not None else None
-
     def _taking(self, record: ItemRecord):
         """The first expectation, then explained entry, that takes the record's failure:
-        its own variant's, then the grid's own variant's."""
+        its own variant's, then, under flags, the grid's own variant's (the same program
+        without them)."""
         text, release = record.failure_text(), release_of(record.compiler)
-        ways = [(record.case.partition("::")[0], self.point(record))]
-        candidates = [self.expectation(record)]
-        if (grid_way := self._grid_way(record)) is not None:
-            grid, point = grid_way
-            ways.append((grid.name, point))
-            candidates.append(self._decides(grid, point, record))
+        name, point = record.case.partition("::")[0], self.point(record)
+        ways, candidates = [(name, point)], [self.expectation(record)]
+        grid = self.sweeps[name].grid if point is not None else None
+        if grid is not None:
+            grid_point = self.sweeps[name].grid_point(point)
+            ways.append((grid.name, grid_point))
+            candidates.append(self._decides(grid, grid_point, record))
         e = next((e for e in candidates if e is not None and e.takes(record.outcome, text)), None)
-        return e or next((x for name, point in ways for x in self.explained
-                          if x.takes(name, release, record.outcome, text, point)), None)
+        return e or next((x for way, at in ways for x in self.explained
+                          if x.takes(way, release, record.outcome, text, at)), None)
 
     def __call__(self, group: Group) -> tuple[str, list[tuple[str, ItemRecord]]]:
         failures = [(release, r) for h in group.items for release, r in h.records.items()]
