@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from . import shard, targets
+from . import path_options, shard, targets
 from .cache import Cache
 from .case import CaseError, load_case
 from .history.releases import ReleaseUnavailable, ensure
@@ -253,9 +253,21 @@ def _settings(config) -> Settings:
         run_bounds=Bounds(config.getoption("run_timeout"), config.getoption("compile_memory_mb")),
         target_options=targets.TargetOptions(tuple(
             (row.name, config.getoption(row.arch_option)) for row in targets.ROWS if row.arch_option)),
-        extra_flags=tuple(config.getoption("iree_compile_flag")),
+        extra_flags=_own_flags(config.getoption("iree_compile_flag"), sandbox),
         sandbox=sandbox,
     )
+
+
+def _own_flags(flags: list[str], sandbox) -> tuple[str, ...]:
+    """--iree-compile-flag, read as a case's flags are (path_options.py): in the sandbox an
+    option that runs, writes or reads outside the item could not do what it says, and the
+    compile would look the same as one without it; so it is refused here, by name."""
+    refused = path_options.refusals(flags, None) if sandbox.bwrap else []
+    if refused:
+        raise pytest.UsageError("--iree-compile-flag: " + "; ".join(refused)
+                                + " (the tools run in the sandbox: use `iree-regress triage` for dumps, "
+                                  "or --no-sandbox on a trusted case)")
+    return tuple(g.flag for g in path_options.read(flags))
 
 
 def pytest_collect_file(file_path: Path, parent):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .outcomes import CRASHED, FAILED, OK, OUT_OF_MEMORY, TIMED_OUT
-from .sandbox import Sandbox, confine, for_tools, refused_write, tool_env, writable_for
+from .sandbox import Sandbox, confine, for_tools, kept_from_writing, refused_write, tool_env, writable_for
 
 # Text that LLVM/MLIR tools print when they die of an internal error. A tool wrapped
 # by a shell or a Python launcher reports such a death as an exit code, not a signal.
@@ -280,11 +280,13 @@ def _group_pids(pgid: int) -> list[int]:
 
 def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None,
                 cwd: Path | None = None, stderr_copy: Path | None = None, writable=None,
-                devices: bool = False, sandbox: Sandbox | None = None, wrapped: bool = False) -> ProcessResult:
+                devices: bool = False, sandbox: Sandbox | None = None, wrapped: bool = False,
+                readable=()) -> ProcessResult:
     """Run argv (a list, never a shell string) under `bounds`, in the tools' sandbox
     (sandbox.for_tools(), or `sandbox`) with only `writable` writable (default: the
     folders its `-o`/`--output=@` name). `wrapped`: argv is already `sandbox`'s command
-    (case code, made by Sandbox.wrap with case code's own environment).
+    (case code, made by Sandbox.wrap with case code's own environment). `readable`: what it
+    may read besides the paths its words name.
 
     stdout goes to `stdout_path` when given (large IR), else is captured. All of stderr
     is also written to `stderr_copy` when given (IR printed after each pass).
@@ -300,7 +302,7 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
         return ProcessResult(argv, 127, b"", f"cannot start {argv[0]}: no such program", 0.0, 0.0)
     writable = writable_for(argv, writable)
     if not wrapped:
-        argv = confine(argv, env, sandbox, writable, cwd, devices)
+        argv = confine(argv, env, sandbox, writable, cwd, devices, readable)
     out_file = open(stdout_path, "wb") if stdout_path else subprocess.PIPE
     start = time.monotonic()
     try:
@@ -399,7 +401,7 @@ def run_bounded(argv, bounds: Bounds = Bounds(), stdout_path: Path | None = None
         out_of_memory=oom,
         signal_name=sig,
         sandboxed=sandboxed,
-        refused=refused_write(stderr, writable) if sandboxed else "",
+        refused=(refused_write(stderr, writable) or kept_from_writing(tool_argv, writable)) if sandboxed else "",
     )
 
 

@@ -3,7 +3,12 @@
 Cases come from strangers. Their model.py / reference.py (the iree-turbine import, the
 eager reference, a sweep variant's golden) run under `bwrap` with:
 
-    a read-only root            nothing outside can be written
+    reads contained             an empty root with only what the job needs bound in,
+                                read-only: the system's programs and libraries (SYSTEM),
+                                of /etc only what the loaders read, /sys, the interpreter
+                                and its packages, the harness's own code, the program it
+                                runs, and the paths the job names (its inputs); nothing of
+                                home folders, other cases or the cache's other entries
     --tmpfs /tmp, HOME=/tmp     a private /tmp that vanishes with the job
     one writable folder         the job's scratch folder in the cache, nothing else
     --unshare-net               its own network namespace: no network, not even the host's
@@ -36,6 +41,8 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from . import path_options
 
 # What case code may see of the environment: by exact name, or by prefix.
 CASE_NAMES = ("PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
@@ -94,7 +101,7 @@ class Sandbox:
         if not self.bwrap:
             return argv
         outer = [self.bwrap, "--die-with-parent", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid",
-                 "--ro-bind", "/", "/", *(["--dev-bind", "/dev", "/dev"] if devices else ["--dev", "/dev"]),
+                 *_system_binds(), *(["--dev-bind", "/dev", "/dev"] if devices else ["--dev", "/dev"]),
                  "--proc", "/proc", "--tmpfs", "/tmp"]
         home = Path.home()
         for name in CREDENTIALS:
@@ -103,10 +110,9 @@ class Sandbox:
                 outer += ["--tmpfs", str(path)]
             elif path.exists():
                 outer += ["--ro-bind", "/dev/null", str(path)]
-        # The root is readable already: only what lies under the private /tmp is bound again.
+        # Nothing of the host is there but SYSTEM: what the job runs and reads is bound in.
         program = [Path(argv[0]).parent] if Path(argv[0]).is_absolute() else []  # what runs must be seen
-        for real in fewest([*(p for p in [*readable, *program, *([cwd] if cwd else [])] if _under_tmp(p)),
-                            *_interpreter_under_tmp()]):
+        for real in fewest([*readable, *program, *([cwd] if cwd else []), *_interpreter_paths_bound()]):
             outer += ["--ro-bind", real, real]
         for folder in writable:
             real = str(Path(folder).resolve())
@@ -138,11 +144,19 @@ def outputs_of(argv) -> list[Path]:
 
 def paths_in(words) -> list[Path]:
     """Existing absolute paths the words name (`PATH`, `--x=PATH`, `--x=@PATH`, `A:B` lists):
-    what a tool in the sandbox must be able to read where they lie under the private /tmp."""
+    what a tool in the sandbox must be able to read. The words are read as the compiler
+    reads them (path_options.read); a data file that an option a case may give reads
+    (path_options.READS) is bound only where the loader vouched for it as the case's own,
+    so a flag that names any other file finds nothing there."""
     found = []
-    for word in (str(w) for w in words):
-        for part in [word, word.split("=", 1)[-1].lstrip("@"), *word.split("=", 1)[-1].split(os.pathsep)]:
-            if part.startswith("/") and os.path.exists(part):
+    for given in path_options.read(str(w) for w in words):
+        value = given.value if given.option else given.words[0]
+        if value is None:
+            continue
+        case_read = given.option and path_options.kind_of(given.option) == "reads"
+        for part in [value, value.lstrip("@"), *value.split(os.pathsep),
+                     *(p.split("@", 1)[0] for p in value.split(","))]:
+            if part.startswith("/") and os.path.exists(part) and (not case_read or path_options.vouched(part)):
                 found.append(Path(part))
     return found
 
@@ -168,6 +182,19 @@ def refused_write(stderr: str, writable) -> str:
     return ""
 
 
+def kept_from_writing(argv, writable) -> str:
+    """What the sandbox kept a tool from writing, said where the tool says nothing: an
+    option that writes (path_options.WRITES) naming a place outside `writable`. Some dump
+    options fail to make their folder without a word and the compile exits 0; '' when none."""
+    allowed = [Path(w).resolve() for w in writable]
+    for given in path_options.read(str(a) for a in argv):
+        if given.value and path_options.kind_of(given.option) == "writes":
+            target = Path(given.value.lstrip("@")).resolve()
+            if not any(target.is_relative_to(a) for a in allowed):
+                return f"{given.option} names {given.value}, outside the folders this step may write"
+    return ""
+
+
 def writable_for(argv, writable=None) -> list[Path]:
     """What a tool may write: `writable` (default: the folders of its outputs), and the
     folders the user's own wrappers around the tools may write (a compile log: set by
@@ -178,7 +205,7 @@ def writable_for(argv, writable=None) -> list[Path]:
 
 
 def confine(argv: tuple[str, ...], env: dict[str, str], sandbox: Sandbox, writable: list[Path],
-            cwd: Path | None, devices: bool) -> tuple[str, ...]:
+            cwd: Path | None, devices: bool, readable=()) -> tuple[str, ...]:
     """argv as run in `sandbox`: only `writable` writable, its own private /tmp (TMPDIR
     and HOME too: a linker's temporaries, a driver's cache), what it names readable, the
     host's /dev only for a device's run."""
@@ -186,7 +213,7 @@ def confine(argv: tuple[str, ...], env: dict[str, str], sandbox: Sandbox, writab
         return argv
     # Its HOME and caches in its private /tmp: a driver's shader cache is written there.
     inside = {**env, "TMPDIR": "/tmp", "HOME": "/tmp", "XDG_CACHE_HOME": "/tmp/.cache"}
-    return tuple(sandbox.wrap(list(argv), writable, cwd=cwd, readable=paths_in([*argv, *env.values()]),
+    return tuple(sandbox.wrap(list(argv), writable, cwd=cwd, readable=[*readable, *paths_in([*argv, *env.values()])],
                               devices=devices, env=inside))
 
 
@@ -309,25 +336,49 @@ def fewest(paths: list) -> list[str]:
     return sorted(str(p) for p in found if not any(q != p and p.is_relative_to(q) for q in found))
 
 
-def _interpreter_under_tmp() -> tuple[str, ...]:
-    """The interpreter's paths that lie under /tmp (about 60 paths; resolving them for
-    every tool call cost ~8 ms a call): resolved again only when sys.path or PATH changes."""
-    return _paths_under_tmp(tuple(_interpreter_paths()))
+# What every job may read of the host besides what it names: the system's programs and
+# libraries; of /etc only what the dynamic loader, the Vulkan loader and time zones read;
+# /sys (the CPU's topology, read by LLVM, torch and Mesa: the kernel's, no one's files).
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache", "/etc/ld.so.conf",
+          "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/vulkan", "/etc/localtime", "/sys")
+HARNESS = Path(__file__).resolve().parent  # the harness's own code: the jobs it starts import it
+
+
+@lru_cache(maxsize=1)
+def _system_binds() -> tuple[str, ...]:
+    """bwrap's words for SYSTEM: a symlink (/bin -> usr/bin on merged-/usr systems) made
+    as a symlink, a folder or file bound read-only, what this machine lacks left out."""
+    words = []
+    for path in SYSTEM:
+        if os.path.islink(path):
+            words += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
+            words += ["--ro-bind", path, path]
+    return tuple(words)
+
+
+def _interpreter_paths_bound() -> tuple[str, ...]:
+    """The interpreter's folders and packages, and the harness (about 60 paths; resolving
+    them for every tool call cost ~8 ms a call): resolved again only when sys.path or PATH
+    changes."""
+    return _existing(tuple(_interpreter_paths()))
 
 
 @lru_cache(maxsize=16)
-def _paths_under_tmp(paths: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(p for p in paths if _under_tmp(p))
+def _existing(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The absolute `paths` not already inside a SYSTEM folder, as few binds as show them."""
+    system = [Path(s).resolve() for s in SYSTEM if os.path.isdir(s)]
+    return tuple(fewest([p for p in paths if p and os.path.isabs(p)
+                         and not any(Path(p).resolve().is_relative_to(s) for s in system)]))
 
 
 def _interpreter_paths() -> list[str]:
-    """Where Python, its packages and the tools on PATH live (bound again when under /tmp:
-    a venv made there)."""
-    return [sys.prefix, sys.base_prefix, sys.executable, *sys.path, *os.environ.get("PATH", "").split(os.pathsep)]
-
-
-def _under_tmp(path) -> bool:
-    return bool(path) and Path(path).resolve().is_relative_to("/tmp")
+    """Where Python, its packages and the tools on PATH live, and the harness. Nothing else
+    of the checkout the harness sits in (sys.path may hold it): that holds every case."""
+    checkout = HARNESS.parent
+    return [sys.prefix, sys.base_prefix, sys.executable, str(HARNESS),
+            *(p for p in [*sys.path, *os.environ.get("PATH", "").split(os.pathsep)]
+              if os.path.isdir(p) and not Path(p).resolve().is_relative_to(checkout))]
 
 
 @lru_cache(maxsize=None)

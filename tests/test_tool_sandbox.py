@@ -180,3 +180,23 @@ def test_every_option_the_help_says_names_a_file_is_classified(which):
                           if value and (_PLACEHOLDER.search(value) or _DESCRIPTION.search(said))
                           and path_options.kind_of(name) is None and name not in path_options.NOT_PATHS)
     assert not unclassified, f"release {tc.release}: classify {unclassified} in harness/path_options.py"
+
+
+# A pass's option in `iree-opt --help`: indented under its pass.
+_PASS_OPTION = re.compile(r"^\s{6,}--([A-Za-z0-9][\w.-]*)=<[^>]*>\s+- (.*)$", re.M)
+
+
+@pytest.mark.real_compiler
+@pytest.mark.parametrize("which", _toolchains())
+def test_every_pass_option_the_help_says_names_a_file_is_classified(which):
+    """The pass-option tables against the release: every pass option whose help speaks of
+    a file, a path, a folder, a command or a library is judged (pass_option_kind) or listed
+    as not a path (PASS_NOT_PATHS) after reading its help."""
+    tc = _toolchain(which)
+    text = subprocess.run([str(tc.opt), "--help"], capture_output=True, text=True, timeout=60).stdout
+    options = _PASS_OPTION.findall(text)
+    assert len(options) > 100, f"{tc.opt} --help listed almost no pass options"
+    unclassified = sorted({key for key, said in options
+                           if (_DESCRIPTION.search(said) or re.search(r"\b(write|cmd|command)\b", said, re.I))
+                           and path_options.pass_option_kind(key) is None and key not in path_options.PASS_NOT_PATHS})
+    assert not unclassified, f"release {tc.release}: classify {unclassified} in harness/path_options.py"

@@ -5,7 +5,10 @@ Everything the steps need is in the text:
   - each release's compiler and runtime together, in a venv of its own named after it (a
     runtime of another release refuses or misreads a module: "bytecode version mismatch");
     a venv already there is reused;
-  - the program in a heredoc;
+  - the program in a heredoc whose delimiter no line of the program equals (a line of a
+    stranger's program cannot close it and run what follows);
+  - the case's flags only as the reader of path_options.py accepts them (nothing that runs
+    a program, writes or reads outside the folder), said in a comment;
   - the inputs and the expected values inline: exact literals when small, a compressed
     .npz in base64 when large (the expected values are PyTorch's for exactly these
     inputs, so they cannot be drawn afresh);
@@ -23,6 +26,8 @@ import shlex
 from dataclasses import dataclass
 
 import numpy as np
+
+from .. import path_options
 
 INLINE_ELEMENTS = 256  # an array this small is written as a literal
 
@@ -60,6 +65,24 @@ def _array(name: str, a: np.ndarray) -> list[str]:
             f")))['a']  # {a.dtype.name}{list(a.shape)}, exact"]
 
 
+def heredoc(path: str, text: str, stem: str = "EOF_MLIR") -> list[str]:
+    """`cat > path` of `text`, ended by a delimiter that no line of the text equals."""
+    lines = text.rstrip("\n").split("\n")
+    delimiter, n = stem, 0
+    while delimiter in lines:
+        n += 1
+        delimiter = f"{stem}_{n}"
+    return [f"cat > {path} <<'{delimiter}'", *lines, delimiter]
+
+
+VETTED = ("# The flags below were read as iree-compile reads them (iree-regress's path_options.py) and "
+          "accepted: none runs a program, writes or reads a file outside this folder.")
+
+
+def _comment(text: str) -> str:
+    return " ".join(str(text).split())  # one line: a newline in a note would end the comment
+
+
 def _venv_line(r: PastedRelease, tool: str, more: str) -> str:
     """Make the release's venv unless one is there: its compiler, and `more` packages."""
     return (f"[ -x {r.venv}/bin/{tool} ] || {{ python3 -m venv {r.venv} && {r.venv}/bin/pip install -q "
@@ -86,7 +109,7 @@ def steps(program: str | dict[str, str], releases: list[PastedRelease], function
         written.add(source[r.version])
         if not one:
             out.append(f"# the program as IREE {r.version} spells it")
-        out += [f"cat > {source[r.version]} <<'EOF_MLIR'", texts[r.version].rstrip("\n"), "EOF_MLIR"]
+        out += heredoc(source[r.version], texts[r.version])
     runs = expected is not None
     if runs and inputs:
         out += [f"{first.venv}/bin/python - <<'EOF_PY'  # the inputs",
@@ -94,10 +117,11 @@ def steps(program: str | dict[str, str], releases: list[PastedRelease], function
         for i, a in enumerate(inputs):
             out += _array(f"input{i}", a) + [f'np.save("input{i}.npy", input{i})']
         out.append("EOF_PY")
+    out.append(VETTED)
     for r in releases:
         module = f"module-{r.version}.vmfb"
-        out.append(f"# IREE {r.version}: {r.note}")
-        out.append(shlex.join([f"{r.venv}/bin/iree-compile", source[r.version], *r.flags, "-o", module])
+        out.append(f"# IREE {r.version}: {_comment(r.note)}")
+        out.append(shlex.join([f"{r.venv}/bin/iree-compile", source[r.version], *path_options.vetted(r.flags), "-o", module])
                    + f' || echo "IREE {r.version}: iree-compile failed (exit $?)"')
         if runs:
             run = [f"{r.venv}/bin/iree-run-module", f"--module={module}", f"--device={device}",
@@ -138,13 +162,13 @@ def steps(program: str | dict[str, str], releases: list[PastedRelease], function
 def ir_steps(program: str, checks: str, releases: list[PastedRelease], tool: str, args: list[str],
              prefix: str) -> str:
     """An IR check as pasted: each release's tool on the program, then FileCheck."""
+    prefix = shlex.quote(prefix)
     out = ["set -u", "# Each release's compiler in a venv of its own (and FileCheck's Python port):"]
     out += [_venv_line(r, tool, "filecheck") for r in releases]
-    out += ["cat > input.mlir <<'EOF_MLIR'", program.rstrip("\n"), "EOF_MLIR",
-            "cat > checks.mlir <<'EOF_MLIR'", checks.rstrip("\n"), "EOF_MLIR"]
+    out += [*heredoc("input.mlir", program), *heredoc("checks.mlir", checks), VETTED]
     for r in releases:
-        out += [f"# IREE {r.version}: {r.note}",
-                shlex.join([f"{r.venv}/bin/{tool}", "input.mlir", *args, "-o", f"output-{r.version}.mlir"])
+        out += [f"# IREE {r.version}: {_comment(r.note)}",
+                shlex.join([f"{r.venv}/bin/{tool}", "input.mlir", *path_options.vetted(args), "-o", f"output-{r.version}.mlir"])
                 + f" && {r.venv}/bin/python -m filecheck checks.mlir --check-prefix={prefix} "
                 f"--input-file=output-{r.version}.mlir"
                 + f' && echo "IREE {r.version}: the check passes" || echo "IREE {r.version}: the check fails"']

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import targets
+from .. import path_options, targets
 from ..case import Case
 from ..outcomes import plain_words
 from ..process import last_diagnostic, strip_paths
@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 def _commands(flags: list[str], driver: str, function: str, n_inputs: int,
               n_outputs: int, runs: bool) -> tuple[list[str], list[str] | None]:
     """iree-compile and iree-run-module arguments, with the bundle's relative paths."""
-    compile_args = ["input.mlir", *flags, "-o", "module.vmfb"]
+    compile_args = ["input.mlir", *path_options.vetted(flags), "-o", "module.vmfb"]
     if not runs:
         return compile_args, None
     return compile_args, ["--module=module.vmfb", f"--device={driver}", f"--function={function}",
@@ -50,7 +50,7 @@ def _run_sh(compile_args, run_args, header: str) -> str:
     lines = ["#!/bin/sh", f"# {header}", "set -e", 'cd "$(dirname "$0")"',
              'IREE_COMPILE="${IREE_COMPILE:-iree-compile}"',
              'IREE_RUN_MODULE="${IREE_RUN_MODULE:-iree-run-module}"',
-             f'"$IREE_COMPILE" {shlex.join(compile_args)}']
+             paste.VETTED, f'"$IREE_COMPILE" {shlex.join(compile_args)}']
     if run_args:
         lines += ["mkdir -p outputs", f'"$IREE_RUN_MODULE" {shlex.join(run_args)}',
                   "# compare with expected/ (numpy only; runs module.vmfb again):",

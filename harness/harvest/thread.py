@@ -224,16 +224,10 @@ def pass_args(command: list[str]) -> tuple[list[str], list[str]]:
 
 def _without_path_options(flags: list[str]) -> tuple[list[str], list[str]]:
     """(flags a case may carry, 'flag: why' of each dropped): a thread's command may make
-    the compiler run a program, write or read where it says (path_options.py); the case
-    has none of the thread's files, so any such flag is dropped."""
-    kept, dropped = [], []
-    for flag in flags:
-        why = path_options.refusal(flag, None)
-        if why:
-            dropped.append(f"{flag}: {why}")
-        else:
-            kept.append(flag)
-    return kept, dropped
+    the compiler run a program, write or read where it says, directly or through a pass
+    of a pipeline (path_options.py); the case has none of the thread's files, so any such
+    flag is dropped."""
+    return path_options.screened(flags)
 
 
 def choose_program(t: Thread, attached: dict[str, str], block: int | None = None) -> tuple[str, str]:

@@ -12,7 +12,6 @@ installed, and the bug must show there.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -22,6 +21,7 @@ from ..bug import Bug
 from ..case import Case
 from ..item import ItemId, bug_items, run_item
 from ..outcomes import PASS_OUTCOME
+from ..process import Bounds, run_bounded
 from ..stages import Settings
 
 # What the pasted steps print when the bug shows, by the bug's outcome (bundle/paste.py).
@@ -114,20 +114,25 @@ def release_venv(folder: Path, toolchain) -> None:
 
 
 def check_as_pasted(issue: Path, outcome: str, settings: Settings, empty: Path) -> str:
-    """The steps run in an empty folder: "shows the bug", or what they showed instead."""
+    """The steps run in an empty folder, in the sandbox (they hold a stranger's program and
+    flags): "shows the bug", or what they showed instead. Only the folder is writable; the
+    release's tools are what it reads besides the system."""
     import shutil
 
     shutil.rmtree(empty, ignore_errors=True)
     empty.mkdir(parents=True)
+    tc = settings.toolchain
     try:
-        release_venv(empty, settings.toolchain)
-        proc = subprocess.run(["bash", "-c", sh_block(issue.read_text())], cwd=empty, capture_output=True,
-                              text=True, timeout=600)
+        release_venv(empty, tc)
+        proc = run_bounded(["/bin/bash", "-c", sh_block(issue.read_text())], Bounds(timeout_s=600), cwd=empty,
+                           writable=[empty], devices=True, readable=[Path(tc.compile).parent,
+                                                                    Path(tc.run_module).parent])
     finally:
         shutil.rmtree(empty, ignore_errors=True)
+    stdout = proc.stdout.decode(errors="replace")
     stage = outcome.split("-")[0]
     wanted = _SHOWN.get(stage, "")
-    shown = [line for line in proc.stdout.splitlines() if line.startswith("IREE ")]
+    shown = [line for line in stdout.splitlines() if line.startswith("IREE ")]
     if wanted and any(wanted in line and " 0/" not in line for line in shown):
         return "shows the bug"
     return f"does not show it: {'; '.join(shown) or proc.stderr.strip()[-200:] or 'no output'}"
