@@ -16,7 +16,7 @@ from .cache import Cache
 from .case import Case
 from .runner import ItemResult, run_differ_item, run_ir_item, run_matrix_item
 from .stages import Settings
-from .targets import BY_NAME, OPT_LEVELS, TARGETS
+from .targets import BY_NAME, OPT_LEVELS, TARGETS, opt_level_supported
 from .toolchain import Toolchain
 
 IR_PREFIX, DIFFER_PREFIX = "ir-", "differ-"
@@ -96,6 +96,15 @@ def bug_items(case: Case) -> list[ItemId]:
     """The items the case's bug shows on ([history].bad_items), else every item of it."""
     names = {i.name: i for i in ItemId.of(case)}
     return [names[n] for n in case.history.bad_items if n in names] or list(names.values())
+
+
+def measured_as(case: Case, item: ItemId, release) -> ItemId:
+    """The item a release measures `item` as: on one without --iree-opt-level, a matrix
+    item is its target's one compile, the case's first level (the runner skips the other
+    levels there, naming it)."""
+    if item.is_matrix and case.opt_levels and not opt_level_supported(release):
+        return ItemId(item.target, case.opt_levels[0])
+    return item
 
 
 def run_item(case: Case, item: ItemId, settings: Settings, progress=None) -> ItemResult:

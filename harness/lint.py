@@ -27,6 +27,7 @@ the file and the field:
 """
 
 from __future__ import annotations
+import re
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,10 +38,16 @@ from .bug import Bug
 from .case import CASES_DIR, LOOSE_TOLERANCE, Case, CaseError, Expectation, Sample, discover, load_case
 from .item import ItemId, bug_items
 from .outcomes import FAILING_STATUSES, NUMBERS_OUTCOMES, STAGES
+from .targets import LEVELS_ARRIVE, OPT_LEVELS, no_levels, opt_level_supported
 from .toolchain import release_of
 from .record import ItemRecord
 from .signatures import normalise, signature_of
 from .sweep.spec import load_sweep, sweeps_by_name
+
+
+# A claim nothing at hand can check (no stored sample takes it, no results of the case it
+# names): said, never passed as checked, and not a problem (give --results to check it).
+UNCHECKED = "unchecked: "
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,10 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.manifest}: field '{self.field}': {self.message}"
+
+    @property
+    def unchecked(self) -> bool:
+        return self.message.startswith(UNCHECKED)
 
 
 @dataclass(frozen=True)
@@ -116,6 +127,7 @@ def lint_case(manifest: Path, failures: list[ItemRecord],
                                        failures, case.kind == "ir")]
     problems += [Problem(where, f, m) for f, m in
                  _stored_problems(case.expectations, {case.slug}, stored)]
+    problems += [Problem(where, f, m) for f, m in _reason_range_problems(case.expectations, case.history.measured)]
     taken = {i: [r for r in failures if r.case == case.slug and _applies(e, r) and e.takes(r.outcome, r.failure_text())]
              for i, e in enumerate(case.expectations)}
     problems += [Problem(where, f, m) for f, m in _same_as_problems(case.expectations, taken, case.dir.parent,
@@ -178,6 +190,32 @@ def _expectation_problems(expectations, own, failures: list[ItemRecord],
     return found
 
 
+# The releases PyPI holds (2.9.0, 3.0.0-3.13.0): what a reason's "measured A..B" ranges
+# over where the case records no `measured` list of its own.
+PYPI_RELEASES = ("2.9.0", *(f"3.{n}.0" for n in range(14)))
+_MEASURED = re.compile(r"\bmeasured\b")
+_RANGE = re.compile(r"(\d+\.\d+\.\d+) ?\.\. ?(\d+\.\d+\.\d+)")
+
+
+def _reason_range_problems(expectations, measured: str = "") -> list[tuple[str, str]]:
+    """(field, message) for each entry whose reason says "measured A..B" (the ranges of that
+    clause, up to its ';', taken together) where the releases it covers (of those measured)
+    run from other ones: the text and the scope disagree."""
+    releases = measured.split() or PYPI_RELEASES
+    found = []
+    for i, e in enumerate(expectations):
+        said = _MEASURED.search(e.reason or "")
+        ranges = _RANGE.findall(e.reason[said.start():].split(";")[0]) if said else []
+        covered = [r for r in releases if Version(r) in e.compiler]
+        if not ranges or not covered:
+            continue
+        span = (min((a for a, _ in ranges), key=Version), max((b for _, b in ranges), key=Version))
+        if (covered[0], covered[-1]) != span:
+            found.append((f"expect[{i}].reason", f"says measured {span[0]}..{span[1]}, but the entry covers "
+                                                 f"{covered[0]}..{covered[-1]} (compiler {e.compiler})"))
+    return found
+
+
 def _stored_problems(expectations, own: set[str], stored: list[StoredFailure]) -> list[tuple[str, str]]:
     """(field, message) for each expectation whose match takes another case's stored
     failure (own: the cases whose failures are its own; plus each entry's same_as)."""
@@ -221,7 +259,12 @@ def _same_as_problems(expectations, taken: dict[int, list[ItemRecord]], cases_di
                 continue
             if any(x.outcome == e.outcome for x in case.expectations) and e.match is not None:
                 measured = [r for r in failures if r.case == slug and r.outcome == e.outcome]
-                if not measured or any(e.match.search(r.failure_text()) for r in measured):
+                if any(e.match.search(r.failure_text()) for r in measured):
+                    continue
+                if not measured:
+                    found.append((field_name, f"{UNCHECKED}names {slug}: no stored sample of {slug}'s takes "
+                                              f"the match, and no {e.outcome} of {slug}'s is in the results to "
+                                              "check it against (lint --results RUN)"))
                     continue
             if e.outcome not in bug and not any(x.outcome == e.outcome for x in case.expectations):
                 found.append((field_name, f"names {slug}, whose failures are {', '.join(sorted(bug)) or 'not recorded'}; "
@@ -268,9 +311,9 @@ def lint_sweep(path: Path, failures: list[ItemRecord], stored: list[StoredFailur
     return problems
 
 
-def lint_explained(path: Path | None = None) -> list[Problem]:
+def lint_explained(path: Path | None = None, failures: list[ItemRecord] = ()) -> list[Problem]:
     """The scan's table of explained failures: it loads, each match says something, and a
-    `case` it names is checked as a same_as is."""
+    `case` it names is checked as a same_as is, against the results where given."""
     from .sweep.explained import EXPLAINED, load_explained
 
     path = path or EXPLAINED
@@ -281,7 +324,7 @@ def lint_explained(path: Path | None = None) -> list[Problem]:
     problems = [Problem(path, f"explain[{i}].match", f"/{x.match.pattern}/ {accepts_anything(x.match)}")
                 for i, x in enumerate(entries) if accepts_anything(x.match)]
     problems += [Problem(path, f.replace("expect[", "explain[").replace(".same_as", ".case"), m)
-                 for f, m in _same_as_problems(entries, {})]
+                 for f, m in _same_as_problems(entries, {}, failures=failures)]
     return problems
 
 
@@ -332,6 +375,11 @@ def _history_problems(case: Case, stored: list[StoredFailure] = ()) -> list[tupl
         return item.expectation(case, Version(release))
 
     for j, w in enumerate(h.windows):
+        if (w.last_good and w.first_bad == str(LEVELS_ARRIVE) and not opt_level_supported(w.last_good)
+                and not any({f"{t}-{o}" for o in OPT_LEVELS} <= set(h.bad_items) for t in targets or ())):
+            found.append((f"history.window[{j}].last_good", f"{w.last_good} < {w.first_bad} is the arrival of "
+                                                            f"levels, not the bug's onset ({no_levels(w.last_good)}) "
+                                                            f"and not every level shows the bug: prove --scan --write"))
         d = bug.definition(Version(w.first_bad))
         if w.sample and d.match and not (w.sample.outcome in d.outcomes and d.match.search(w.sample.text)):
             found.append((f"history.window[{j}].sample", f"the bug ({w.sample.outcome}) as it printed on "

@@ -135,6 +135,7 @@ class ItemRecord:
     attempts: list[str] = field(default_factory=list)  # outcomes of --retries, when retried
     run_id: str = ""
     traits: list[str] = field(default_factory=list)  # a generated variant's (Case.traits)
+    level: str = ""  # "default": the release has no --iree-opt-level, the item is its one compile
 
     @property
     def ref(self) -> ItemRef:

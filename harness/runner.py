@@ -15,6 +15,7 @@ from .reference import npy_files
 from .record import ItemRecord, StageResult, compile_only, failing_stage, failure_text, outcome_of
 from .stages import (Settings, compare_stage, compile_flags, compile_stage, configure_stage, differ_stage,
                      import_stage, ir_stage, run_module, run_stage, side_of)
+from . import targets
 from .targets import records_configurations
 
 
@@ -28,6 +29,7 @@ class ItemResult:
     compiler: str  # version string of the compiler used
     stages: list[StageResult] = field(default_factory=list)
     differ: str | None = None
+    level: str = ""  # "default": the release has no --iree-opt-level (this item is its one compile)
 
     # Read as a record reads them (record.py holds the one definition).
     @property
@@ -75,7 +77,7 @@ class ItemResult:
                           compiler=self.compiler, compile_only=self.compile_only,
                           seconds=round(self.seconds, 3), issues=list(self.case.threads),
                           family=self.case.family, windows=self.case.history.describe(),
-                          traits=list(self.case.traits),
+                          traits=list(self.case.traits), level=self.level,
                           stages=list(self.stages), reproducer=self.reproducer(),
                           **extra)
 
@@ -91,6 +93,13 @@ def run_matrix_item(case: Case, target: str, opt_level: str, settings: Settings,
     progress = progress or _no_progress
     item = ItemResult(case, f"{target}-{opt_level}", target, opt_level, None,
                       settings.toolchain.compiler_version)
+    same = _one_compile_with(case, target, opt_level, settings)
+    if same is not None:  # a release without levels: one verdict, the first level's
+        item.stages.append(StageResult("compile", SKIPPED, f"one compile with {target}-{same}: "
+                                                           f"{targets.no_levels(settings.toolchain.release)}"))
+        return item
+    if not targets.opt_level_supported(settings.toolchain.release):
+        item.level = "default"
     progress("import")
     imported, mlir = import_stage(case, settings)
     item.stages.append(imported)
@@ -119,6 +128,16 @@ def run_matrix_item(case: Case, target: str, opt_level: str, settings: Settings,
     return item
 
 
+def _one_compile_with(case: Case, target: str, opt_level: str, settings: Settings) -> str | None:
+    """The case's earlier level whose compile this item's is on this release (the same
+    flags: a release without --iree-opt-level), else None. That item gives the verdict."""
+    if targets.opt_level_supported(settings.toolchain.release):
+        return None
+    flags = compile_flags(case, target, opt_level, settings)
+    earlier = case.opt_levels[:case.opt_levels.index(opt_level)] if opt_level in case.opt_levels else ()
+    return next((o for o in earlier if compile_flags(case, target, o, settings) == flags), None)
+
+
 def run_ir_item(case: Case, check: IrCheck, settings: Settings, progress=None) -> ItemResult:
     item = ItemResult(case, f"ir-{check.name}", None, None, check.name,
                       settings.toolchain.compiler_version)
@@ -137,6 +156,13 @@ def run_differ_item(case: Case, differ: Differ, settings: Settings, progress=Non
     imported, mlir = import_stage(case, settings)
     item.stages.append(imported)
     if not imported.ok:
+        return item
+    a_flags, b_flags = (compile_flags(case, side.target, side.opt_level, settings, side.flags)
+                        for side in (differ.a, differ.b))
+    if a_flags == b_flags and differ.a.target == differ.b.target:  # nothing to compare on this release
+        why = (targets.no_levels(settings.toolchain.release) if differ.a.opt_level != differ.b.opt_level
+               else f"IREE {settings.toolchain.release} spells both sides' flags alike")
+        item.stages.append(StageResult("differ", SKIPPED, f"both sides are one compile: {why}"))
         return item
     modules = []
     for label, side in (("a", differ.a), ("b", differ.b)):

@@ -139,8 +139,17 @@ def strip_compilation_info_flag(release: Version) -> str | None:
     return _spelling(STRIP_COMPILATION_INFO_FLAG, release)
 
 
-def opt_level_supported(release: Version) -> bool:
-    return _spelling(OPT_LEVEL_FLAG, release) is not None
+def opt_level_supported(release: Version | str) -> bool:
+    return _spelling(OPT_LEVEL_FLAG, Version(str(release))) is not None
+
+
+LEVELS_ARRIVE = OPT_LEVEL_FLAG[0][0]  # the first release that can be asked for a level
+
+
+def no_levels(release) -> str:
+    """Why a release's O0-O3 items are one compile."""
+    return (f"IREE {release} has no --iree-opt-level (it arrives in {LEVELS_ARRIVE}): "
+            f"O0-O3 are one compile there, the release's default")
 
 
 def compile_flags(target: str, opt_level: str, release: Version,

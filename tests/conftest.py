@@ -29,3 +29,15 @@ def fake_tools_may_log(tmp_path_factory, monkeypatch):
 def fake_tools(tmp_path) -> Path:
     """A folder with fake iree-compile / iree-opt / iree-run-module (see helpers.py)."""
     return make_toolchain(tmp_path / "tools")
+
+
+@pytest.fixture
+def levels_everywhere(monkeypatch):
+    """Every release has --iree-opt-level: for tests of windows, prove and bisect over fake
+    releases named 3.0.0-3.6.0, whose subject is not the arrival of levels in 3.3.0
+    (tests/test_levels.py is about that)."""
+    from packaging.version import Version
+
+    from harness import targets
+
+    monkeypatch.setattr(targets, "OPT_LEVEL_FLAG", ((Version("0"), "--iree-opt-level={level}"),))

@@ -630,7 +630,7 @@ def test_a_correct_result_stated_after_the_run_is_the_golden():
     assert plan.said.quote.startswith("The correct result should be:")
     assert [(r.shape, r.dtype) for r in plan.said_results] == [((1, 1, 1, 6), "float32")]
     assert plan.said_inputs == []
-    assert "def reference():" in stated_reference(plan.said, plan.said_results, plan.said_inputs)
+    assert "def reference(*inputs):" in stated_reference(plan.said, plan.said_results, plan.said_inputs)
 
 
 ONNX_THREAD = """# [onnx] Slice then flip gives shifted values on llvm-cpu
@@ -679,6 +679,20 @@ def test_an_expected_line_and_an_ort_column_that_agree_give_the_golden_with_the_
     assert plan.said.quote.startswith("Output:")  # the line, not the wrong `9xf32=8 7 ...` before it
     assert [a.tolist() for a in plan.said_inputs] == [list(range(10))]
     assert plan.tolerance() == ((0.5, 1e-5), "the thread states its values to 0.5")
+
+
+@pytest.mark.harness
+def test_the_stated_golden_of_a_program_that_takes_inputs_is_made_with_them(tmp_path):
+    """The reference.py harvest writes is called as every reference is, with the inputs
+    (`reference(*example_inputs())`): it used to take none and refuse the thread."""
+    from harness.harvest.stated import stated_reference
+    from harness.reference import eager, example_inputs, load_program
+
+    plan = plan_case(read_thread(ONNX_THREAD), {})
+    (tmp_path / "reference.py").write_text(stated_reference(plan.said, plan.said_results, plan.said_inputs))
+    program = load_program(tmp_path / "reference.py")
+    (out,) = eager(program, example_inputs(program))
+    assert out.tolist() == [9, 8, 7, 6, 5, 4, 3, 2, 1]
 
 
 @pytest.mark.harness

@@ -21,7 +21,9 @@ from harness.history.window import windows
 from harness.lint import lint_case
 from harness.toolchain import from_tools_dir
 
-pytestmark = pytest.mark.harness
+# The fake releases here are named 3.0.0-3.6.0; their subject is windows, not levels.
+pytestmark = [pytest.mark.harness, pytest.mark.usefixtures("levels_everywhere")]
+
 
 
 def result(outcome, text="", compile_only=False, name="cpu-O0", compiler=""):

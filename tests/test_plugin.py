@@ -93,6 +93,22 @@ def test_pre_3_3_release_gets_no_opt_level_flag(pytester, tmp_path):
     assert "--iree-opt-level" not in command and "--iree-llvmcpu-target-cpu=host" in command
 
 
+def test_a_release_without_levels_gives_one_verdict_per_target_not_four(pytester, tmp_path):
+    """Before 3.3.0 O0-O3 are one compile: the first level's item is it (level "default"),
+    the others skip naming it; a release with levels runs each."""
+    tools = make_toolchain(tmp_path / "tools-3.2", version="3.2.0rc20250206")
+    compile_case(pytester.path / "cases", "a", matrix={"targets": ["cpu"], "opt_levels": ["O0", "O1", "O3"]})
+    result, items = run(pytester, tools, "cases")
+    result.assert_outcomes(passed=1, skipped=2)
+    assert items["a::cpu-O0"]["level"] == "default" and items["a::cpu-O0"]["outcome"] == "pass"
+    for name in ("a::cpu-O1", "a::cpu-O3"):
+        said = items[name]["stages"][0]["detail"]
+        assert items[name]["outcome"] == "skip" and "one compile with cpu-O0" in said and "3.3.0" in said
+    result, items = run(pytester, make_toolchain(tmp_path / "tools-3.3", version="3.3.0rc20250320"), "cases")
+    result.assert_outcomes(passed=3)
+    assert items["a::cpu-O3"]["level"] == ""
+
+
 # --------------------------------------------------------------------------- verdicts
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """`iree-regress sweep ...`: the commands about sweeps (cli.py registers them here).
 
     iree-regress sweep list [FAMILY...]             families, axes, variant and item counts
+    iree-regress sweep ops [--counts N]             the op library, one op a line, where it applies
     iree-regress sweep expect [FAMILY...] --from RESULTS [--write]
                                                     [[expect]] drafts for a run's new failures
     iree-regress sweep promote FAMILY::VARIANT --slug SLUG [--issue owner/repo#N]
@@ -30,6 +31,9 @@ def add_parsers(sub) -> dict:
     actions = sw.add_subparsers(dest="action", required=True)
     ls = actions.add_parser("list", help="each sweep: axes, variants, items, expectations")
     ls.add_argument("families", nargs="*")
+    ops = actions.add_parser("ops", help="the op library a generated graph draws from, one op a line")
+    ops.add_argument("--counts", type=int, default=0, metavar="N",
+                     help="also how many of the graph sweeps' first N seeds each hold each op")
     ex = actions.add_parser("expect", help="[[expect]] drafts for the failures of a run, exactly scoped")
     ex.add_argument("families", nargs="*")
     ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
@@ -82,6 +86,8 @@ def sweeps_named(families: list[str]) -> list[Sweep]:
 def cmd_sweep(args: argparse.Namespace) -> int:
     if args.action == "list":
         return _list(sweeps_named(args.families))
+    if args.action == "ops":
+        return _ops(args.counts)
     if args.action == "scan":
         return _scan(sweeps_named(args.families), args)
     if args.action == "promote":
@@ -99,6 +105,20 @@ def _list(sweeps: list[Sweep]) -> int:
               f"{len(s.expectations)} expectations ({s.strategy}{' per ' + ','.join(s.per) if s.per else ''})")
         for axis, values in s.axes.items():
             print(f"    {axis}: {', '.join(map(str, values))}")
+    return 0
+
+
+def _ops(counts: int) -> int:
+    from ..sweep.graph import op_counts
+    from ..sweep.ops import LIBRARY
+
+    held = op_counts(counts) if counts else {}
+    width = max(len(n) for n in LIBRARY)
+    for o in sorted(LIBRARY.values(), key=lambda o: (o.group, o.name)):
+        family = f" [{o.family} family]" if o.family else ""
+        count = f" ({held.get(o.name, 0)} programs)" if counts else ""
+        print(f"{o.name.ljust(width)}  {o.group:<13} {o.where}{family}{count}")
+    print(f"{len(LIBRARY)} ops" + (f"; counts over seeds 0..{counts - 1} of every graph sweep" if counts else ""))
     return 0
 
 

@@ -339,7 +339,7 @@ def stated_reference(stated: list[Stated]) -> str:
     tensors of the checked types): the golden iree-regress golden writes, never IREE's."""
     lines = ["# The values the thread's check ops state as correct (written by iree-regress harvest);",
              "# the program takes no inputs.", "import torch", "", "", "def example_inputs():", "    return ()",
-             "", "", "def reference():"]
+             "", "", "def reference(*inputs):  # the stated values: the same whatever the inputs"]
     outs = []
     for j, s in enumerate(stated):
         shape, dtype = _tensor_type(s.type)

@@ -205,7 +205,7 @@ def stated_reference(statement: Statement, results: list[Result], inputs: list) 
     arrays = [f"torch.tensor({_py(a.ravel().tolist())}, dtype=torch.{_torch_name(a.dtype.name)})"
               f".reshape({list(a.shape)})" for a in inputs]
     lines.append(f"    return ({', '.join(arrays)}{',' if arrays else ''})")
-    lines += ["", "", "def reference():"]
+    lines += ["", "", "def reference(*inputs):  # the stated values: the same whatever the inputs"]
     values, at, outs = statement.floats(), 0, []
     for j, r in enumerate(results):
         chunk = values[at:at + r.size]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..bug import Bug
 from ..case import Case
-from ..item import ItemId, run_item, settings_with
+from ..item import ItemId, measured_as, run_item, settings_with
 from ..runner import ItemResult
 from ..stages import Settings
 from ..toolchain import Toolchain, ToolchainError, from_tools_dir
@@ -23,7 +23,7 @@ from .bisect import BisectResult, Probe, bisect, with_retries
 def probe_toolchain(case: Case, item: ItemId, bug: Bug, toolchain: Toolchain,
                     base: Settings | None = None) -> tuple[Probe, ItemResult]:
     start = time.monotonic()
-    result = run_item(case, item, settings_with(toolchain, base))
+    result = run_item(case, measured_as(case, item, toolchain.release), settings_with(toolchain, base))
     state = bug.state(result)
     shown = result.outcome + (" (compile-only)" if result.compile_only else "")
     if state.why:

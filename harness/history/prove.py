@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 
 from ..bug import Bug
 from ..case import Case
-from ..item import ItemId, bug_items, run_item, settings_with
+from ..item import ItemId, bug_items, measured_as, run_item, settings_with
 from ..outcomes import PASS_OUTCOME, PROBE_BAD, PROBE_GOOD, SKIP_OUTCOME
 from ..runner import ItemResult
 from ..stages import Settings
+from ..targets import no_levels, opt_level_supported
 from .releases import ReleaseSource, ReleaseUnavailable, ensure
 
 
@@ -125,6 +126,11 @@ def items_to_prove(case: Case) -> list[ItemId]:
     return bug_items(case)
 
 
+def items_on(case: Case, items: list[ItemId], version: str) -> list[ItemId]:
+    """The items a release measures (item.measured_as), each once."""
+    return list(dict.fromkeys(measured_as(case, item, version) for item in items))
+
+
 def run_release(case: Case, version: str, items: list[ItemId], settings: Settings,
                 source: ReleaseSource, log) -> ReleaseRun:
     run = ReleaseRun(version)
@@ -135,7 +141,7 @@ def run_release(case: Case, version: str, items: list[ItemId], settings: Setting
         run.error = str(e)
         return run
     on_release = settings_with(toolchain, settings)
-    results = [run_item(case, item, on_release) for item in items]
+    results = [run_item(case, item, on_release) for item in items_on(case, items, version)]
     # A compiler that does not know an option of the item's measured nothing of its
     # program: never a verdict, so never a window's good or bad release.
     unknown = {r.name: _unknown_option(r) for r in results}
@@ -168,11 +174,18 @@ def judge(run: ReleaseRun, role: str, bug: Bug) -> Check:
     """One release checked against what its role in a window wants."""
     if run.error:
         return Check(run.version, role, None, run.error)
+    if role == "hidden by levels":  # the release could not be asked for the items' levels
+        shows = [r.name for r in run.results if bug.state(r).kind == PROBE_BAD]
+        return Check(run.version, role, not shows and not opt_level_supported(run.version),
+                     f"the bug shows on {', '.join(shows)}" if shows else f"{no_levels(run.version)}; {run.summary()}")
     if all(r.outcome == SKIP_OUTCOME for r in run.results):
         return Check(run.version, role, None, "no item applies to this release")
     states = {r.name: bug.state(r) for r in run.results}
     showing = [n for n, s in states.items() if s.kind == PROBE_BAD]
-    undecided = [n for n, s in states.items() if s.kind not in (PROBE_BAD, PROBE_GOOD)]
+    # An item that does not apply here (a level a release without levels runs as another
+    # item's one compile) decides nothing either way.
+    undecided = [r.name for r in run.results
+                 if states[r.name].kind not in (PROBE_BAD, PROBE_GOOD) and r.outcome != SKIP_OUTCOME]
     outcomes = run.summary()
     if role in ("first_bad", "last_bad", "newest"):
         if showing:
@@ -198,7 +211,7 @@ def judge(run: ReleaseRun, role: str, bug: Bug) -> Check:
     return Check(run.version, role, None if undecided else True, outcomes)
 
 
-_WANT = {"last_good": PASS_OUTCOME, "hidden": "other", "first_bad": "bug", "last_bad": "bug", "newest": "bug",
+_WANT = {"last_good": PASS_OUTCOME, "hidden": "other", "hidden by levels": "levels", "first_bad": "bug", "last_bad": "bug", "newest": "bug",
          "first_good": PASS_OUTCOME, "guard": PASS_OUTCOME}
 
 
@@ -232,7 +245,8 @@ def prove_case(case: Case, settings: Settings, newest: str, source: ReleaseSourc
         return proof
     bug = Bug.of(case)
     for w in h.windows:
-        roles = [("last_good", w.last_good), ("hidden", w.hidden_before), ("first_bad", w.first_bad),
+        hidden = "hidden by levels" if w.hidden_before and w.hidden_by == no_levels(w.hidden_before) else "hidden"
+        roles = [("last_good", w.last_good), (hidden, w.hidden_before), ("first_bad", w.first_bad),
                  ("last_bad", w.last_bad), ("hidden", w.hidden_after),
                  ("first_good", w.first_good) if w.first_good else ("newest", newest)]
         for role, version in roles:

@@ -28,6 +28,7 @@ from ..outcomes import PASS_OUTCOME, PROBE_BAD, PROBE_GOOD, SKIP_OUTCOME
 # Release states beyond a probe's: items that disagree, and a release that measured nothing.
 NEITHER, UNKNOWN = "neither", "unknown"
 from ..process import strip_paths
+from ..targets import OPT_LEVELS, no_levels, opt_level_supported
 from .message import derive_match, sample_of
 from .prove import ReleaseRun
 
@@ -74,12 +75,16 @@ def outcome_table(runs: list[ReleaseRun], items: list[ItemId]) -> list[str]:
             continue
         by_name = {r.name: r for r in run.results}
         cells = []
-        for n in names:
+        for item, n in zip(items, names):
             r = by_name.get(n)
-            text = "-" if r is None else r.outcome + ("*" if r.compile_only else "")
+            default = r is None and not opt_level_supported(run.version) and item.is_matrix
+            if default:  # measured as the target's one compile (prove.items_on)
+                r = next((x for x in run.results if x.target == item.target), None)
+            text = "-" if r is None else r.outcome + ("*" if r.compile_only else "") + ("^" if default else "")
             cells.append(text.ljust(width))
         lines.append(run.version.ljust(12) + " ".join(cells))
-    lines.append("(* = compile-only: no device for that target here)")
+    lines.append("(* = compile-only: no device for that target here; ^ = the release's one compile, "
+                 "it has no --iree-opt-level)")
     return lines
 
 
@@ -165,6 +170,12 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
             if states[k] == NEITHER and hidden is None:
                 hidden = k
             k -= 1
+        hidden_why = hidden_by(runs[hidden], bug) if hidden is not None else ""
+        before_levels = _before_levels(runs, floor, first, k, bug)
+        if before_levels is not None:  # levels arrive at the onset: it is not seen, only hidden
+            k = floor
+            if hidden is None or before_levels > hidden:
+                hidden, hidden_why = before_levels, no_levels(runs[before_levels].version)
         last_good = runs[k].version if k > floor else None
         first_good = runs[j].version if j < len(runs) else None
         # end: releases after the last bad one that fail another way before the fix
@@ -172,8 +183,7 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
         # inside: items another failure hides on releases where other items show the bug
         inside = _hidden(runs[first:last + 1], bug, "inside")
         found.append(Window(runs[first].version, runs[last].version, last_good, first_good,
-                            runs[hidden].version if hidden is not None else None,
-                            hidden_by(runs[hidden], bug) if hidden is not None else "",
+                            runs[hidden].version if hidden is not None else None, hidden_why,
                             sample_from(runs[first], bug),
                             hidden_after=runs[interim].version if interim is not None else None,
                             hidden_after_by=hidden_by(runs[interim], bug) if interim is not None else "",
@@ -200,6 +210,36 @@ def windows(runs: list[ReleaseRun], bug: Bug) -> Measured:
     return Measured(tuple(found), tuple(sorted(shown)), shown, match, tuple(r.version for r in runs),
                     tuple(r.failure_text() for r in texts), tuple(hiding),
                     tuple(sorted({r.name for run in runs for r in run.results})))
+
+
+def _before_levels(runs: list[ReleaseRun], floor: int, first: int, good: int, bug: Bug) -> int | None:
+    """The newest release before the onset that has no --iree-opt-level, where the onset is
+    the arrival of levels and its last good release (if any) has none: there O0-O3 were one
+    default compile, so a bug of some levels only (or of two levels compared) could not
+    show. None where the boundary says something: the bug shows at every level of the
+    first release that has them (the default compile is one of those), or levels were
+    there before it."""
+    if not opt_level_supported(runs[first].version) or (good > floor and opt_level_supported(runs[good].version)):
+        return None
+    before = [n for n in range(floor + 1, first) if not opt_level_supported(runs[n].version)]
+    if not before or _every_level_shows(runs[first], bug):
+        return None
+    return before[-1]
+
+
+def _every_level_shows(run: ReleaseRun, bug: Bug) -> bool:
+    """Every level (O0-O3) of each target where the bug shows shows it, and no differential
+    item (which may compare two levels) is what shows it. A level the scan did not run
+    may not show it: that is not every level."""
+    showing: dict[str, set] = {}
+    for r in run.results:
+        if r.outcome == SKIP_OUTCOME or bug.state(r).kind != PROBE_BAD:
+            continue
+        item = ItemId.parse(r.name)
+        if item.differ or item.ir_check:
+            return False
+        showing.setdefault(item.target, set()).add(item.opt_level)
+    return all(levels == set(OPT_LEVELS) for levels in showing.values())
 
 
 def _neither(runs: list[ReleaseRun], states: list[str]) -> list[ReleaseRun]:

@@ -260,8 +260,8 @@ def load_sweep(path: Path) -> Sweep:
     head.reject_unknown({"family", "name", "title", "grid", "builder", "strategy", "per", "sample", "frontend"})
     base = _grid(head, path)
     family = head.get("family", str, base.family if base else ...)
-    if family not in FAMILIES or family == "other":
-        raise head.error("family", f"unknown family {family!r}; allowed: {', '.join(FAMILIES[:-1])}")
+    if family not in FAMILIES:  # "other": a sweep of no family op (plain-graph)
+        raise head.error("family", f"unknown family {family!r}; allowed: {', '.join(FAMILIES)}")
     if base and family != base.family:
         raise head.error("family", f"{family!r}: the grid {base.path.name} is the {base.family} family's")
     builder = head.file("builder", path.parent, base.builder if base else ...)

@@ -39,9 +39,15 @@ class OpenReport:
 
 
 def open_found_bugs(cases: list[Case]) -> list[Case]:
-    """Cases the suite found (no upstream thread) whose bug is still open."""
-    return [c for c in cases if c.found_by and not c.issues and c.history.windows
-            and c.history.windows[-1].first_good is None]
+    """Cases the suite found whose bug is still open: those no upstream thread describes,
+    and those a thread does (its ISSUE.md is then a comment there, a new reproducer)."""
+    return [c for c in cases if c.found_by and c.history.windows and c.history.windows[-1].first_good is None]
+
+
+def as_comment(case: Case) -> str:
+    """The head of the ISSUE.md of a found bug an upstream thread already describes."""
+    return (f"> **A comment for {', '.join(case.issues)}, not a new issue**: that thread describes this bug; "
+            "the suite found it again in another program. Below is a new reproducer.\n\n")
 
 
 def bug_item(case: Case) -> ItemId:
@@ -84,7 +90,7 @@ def report(case: Case, out: Path, settings: Settings, check: bool = False) -> Op
     contrast = nearest_right(case, item, bug, settings)
     issue = out / "ISSUE.md"
     h = case.history
-    issue.write_text(issue.read_text().rstrip() + "\n\n" + "\n".join([
+    issue.write_text((as_comment(case) if case.issues else "") + issue.read_text().rstrip() + "\n\n" + "\n".join([
         "## Releases measured", "",
         f"{h.describe()} ({', '.join(o for o in (h.bad_outcomes or ()))}), measured on "
         f"{h.measured or 'the releases of the window'} (`iree-regress prove {case.slug} --scan`).", "",

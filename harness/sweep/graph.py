@@ -1,0 +1,177 @@
+"""Programs as graphs: a typed DAG drawn from the op library (harness/sweep/ops/).
+
+`graph(seed, sweep)` draws 1 to 3 inputs (dtype, rank, sizes), then 2 to 10 ops, each one
+any op of the library that the values at hand fit: the newest value most often (chains),
+an older one otherwise (a value used twice: a residual, a mask built once), two values
+for a binary op. A family sweep keeps at least one of its family's ops in the graph; the
+plain sweep has none. The program returns its sinks (values no op consumed), the newest
+first. Ops are drawn rare-first: an op the graph has not used yet, and a (producer ->
+consumer) pair not yet seen, weigh more, so that the library is covered evenly.
+
+The same seed gives the same graph and program on every machine (random.Random is
+portable); the recipe is written into the program's doc and its traits.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from .ops import FLOATS, LIBRARY, Made, Op, T
+from .program import AUTO, Program, model_source, values_call
+
+SIZES = (6, 4, 10, 8, 12)
+INPUT_DTYPES = ("f32", "f32", "f16", "bf16", "i32", "i64", "i8", "u8")  # f32 most, as models
+FAMILIES = ("topk", "scatter", "attention", "transpose")
+
+
+@dataclass
+class Value:
+    name: str
+    type: T
+    op: str  # the op that made it ("input" for an input)
+
+
+@dataclass
+class Drawn:
+    """A graph being drawn."""
+    rng: random.Random
+    values: list[Value] = field(default_factory=list)
+    inputs: list[tuple[str, T]] = field(default_factory=list)
+    body: list[str] = field(default_factory=list)
+    recipe: list[str] = field(default_factory=list)
+    pairs: set[tuple[str, str]] = field(default_factory=set)  # (producer op, consumer op)
+    used: set[str] = field(default_factory=set)  # values some op consumed
+    fresh: set[str] = field(default_factory=set)  # inputs an op made for itself (weights)
+    seen: set[str] = field(default_factory=set)  # every dtype a value had
+
+    def new_input(self, t: T) -> str:
+        name = f"x{len(self.inputs)}"
+        self.inputs.append((name, t))
+        self.seen.add(t.dtype)
+        return name
+
+
+def _input_type(rng: random.Random, like: T | None) -> T:
+    if like is not None and rng.random() < 0.5:  # a partner for binary ops, or the same with another dtype
+        return like if rng.random() < 0.6 else like.with_(dtype=rng.choice(INPUT_DTYPES))
+    rank = rng.choice((1, 2, 2, 3, 3, 3, 4))
+    return T(tuple(rng.choice(SIZES) for _ in range(rank)), rng.choice(INPUT_DTYPES))
+
+
+def _operands(d: Drawn, o: Op) -> list[Value] | None:
+    """Values `o` fits, drawn: the newest first most often; None when none fits."""
+    order = list(reversed(d.values))
+    if d.rng.random() < 0.3:
+        d.rng.shuffle(order)
+    if o.arity == 1:
+        return next(([v] for v in order if o.fits(v.type)), None)
+    for a in order:
+        partners = [b for b in order if b is not a and o.fits(a.type, b.type)]
+        if partners:
+            return [a, d.rng.choice(partners)]
+        if o.fits(a.type, a.type):  # the value with itself (x + x, a scatter of x into x)
+            return [a, a]
+    return None
+
+
+def _fits_alone(o: Op, t: T) -> bool:
+    """o takes t (as both operands, for a binary op)."""
+    return o.fits(t) if o.arity == 1 else o.fits(t, t)
+
+
+def _weight(d: Drawn, o: Op, operands: list[Value]) -> float:
+    """How much an op is wanted next: unused ops and unseen pairs first."""
+    w = o.weight * (1.0 if any(v.op == o.name for v in d.values) else 3.0)
+    if operands and (operands[0].op, o.name) not in d.pairs:
+        w *= 2.0
+    return w
+
+
+def _apply(d: Drawn, o: Op, operands: list[Value]) -> None:
+    made: Made = o.make(d.rng, *(v.type for v in operands))
+    fresh = [d.new_input(t) for t in made.fresh]
+    d.fresh.update(fresh)
+    names = {"a": operands[0].name, **({"b": operands[1].name} if len(operands) > 1 else {}),
+             **{f"w{i}": n for i, n in enumerate(fresh)}}
+    out = f"v{len(d.body)}"
+    d.body.append(f"{out} = {made.torch.format(**names)}")
+    d.values.append(Value(out, made.out, o.name))
+    d.seen.add(made.out.dtype)
+    for v in operands:
+        d.used.add(v.name)
+        d.pairs.add((v.op, o.name))
+    d.recipe.append(f"{made.note}({', '.join(v.name for v in operands)})->{out}")
+
+
+def draw_graph(seed: int, sweep: str, family: str | None) -> Drawn:
+    rng = random.Random(f"{sweep}:{seed}")
+    d = Drawn(rng)
+    family_ops = [o for o in LIBRARY.values() if family and o.family == family]
+    first = None
+    for _ in range(rng.choice((1, 1, 2, 2, 3))):
+        t = _input_type(rng, first)
+        # A family sweep's first input fits a family op (an input stays at hand to the end).
+        while first is None and family_ops and not any(_fits_alone(o, t) for o in family_ops):
+            t = _input_type(rng, None)
+        first = first or t
+        d.values.append(Value(d.new_input(t), t, "input"))
+    length = rng.randint(2, 10)
+    context = [o for o in LIBRARY.values() if not o.family or (family and o.family == family)]
+    if not family:  # the plain sweep: no family op at all
+        context = [o for o in LIBRARY.values() if not o.family]
+    at = rng.randrange(length) if family_ops else -1
+    steps = 0
+    while steps < length:
+        pool = family_ops if steps == at else context
+        choices = [(o, ops) for o in pool if (ops := _operands(d, o)) is not None]
+        if not choices:  # (never for a family op: the first input fits one)
+            break
+        weights = [_weight(d, o, ops) for o, ops in choices]
+        o, operands = rng.choices(choices, weights=weights)[0]
+        _apply(d, o, operands)
+        steps += 1
+    return d
+
+
+def graph(seed: int, sweep: str, family: str | None = None) -> Program:
+    """The program of `seed` in sweep `sweep` (family: the op family it must hold)."""
+    d = draw_graph(seed, sweep, family)
+    made = [v for v in d.values if v.op != "input"]
+    # Inputs no op reads are left out (each keeps its seed: its place in the draw).
+    taken = [(i, name, t) for i, (name, t) in enumerate(d.inputs) if name in d.used or name in d.fresh]
+    # bf16 values are given as the f32 values they round to (program.values): cast back first.
+    casts = [f"{name} = {name}.to(torch.bfloat16)" for _, name, t in taken if t.dtype == "bf16"]
+    sinks = [v for v in reversed(made) if v.name not in d.used][:2] or made[-1:]
+    returns = [f"{v.name}.to(torch.int32)" if v.type.dtype == "bool" else v.name for v in sinks]
+    body = [*casts, *d.body, f"return {', '.join(returns)}" + ("," if len(returns) == 1 else "")]
+    rng = random.Random(f"{sweep}:{seed}:dims")
+    dims = rng.choice(("static", "dynamic", "dynamic", "mixed"))
+    dynamic = None
+    if dims != "static":
+        dynamic = {name: {i: AUTO for i in (range(t.rank) if dims == "dynamic" else range(0, t.rank, 2))}
+                   for _, name, t in taken if t.rank}
+    inputs = [values_call(list(t.shape), t.dtype, i) for i, _, t in taken]
+    doc = (f"{sweep} seed {seed} ({dims} dims): inputs {', '.join(f'{n}: {t.dtype}{list(t.shape)}' for _, n, t in taken)}; "
+           f"{'; '.join(d.recipe)}. Drawn by harness/sweep/graph.py from the seed; the same on every machine.")
+    loosest = next((f for f in ("bf16", "f16", "f32") if f in d.seen), None)
+    out_dtype = sinks[0].type.dtype
+    compared = loosest if out_dtype in FLOATS or any(v.type.dtype in FLOATS for v in sinks) else \
+        ("i32" if out_dtype == "bool" else out_dtype)
+    traits = (f"dims={dims}", f"ops={len(made)}", *sorted({f"op={v.op}" for v in made}))
+    return Program(model_source(doc, [n for _, n, _ in taken], body, inputs, dynamic), dtype=compared, traits=traits)
+
+
+
+GRAPH_SWEEPS = {"plain-graph": None, **{f"{f}-graph": f for f in FAMILIES}}
+
+
+def op_counts(seeds: int) -> dict[str, int]:
+    """How many programs of the graph sweeps' first `seeds` seeds hold each op (drawn only:
+    nothing is built or run)."""
+    held: dict[str, int] = {}
+    for sweep, family in GRAPH_SWEEPS.items():
+        for seed in range(seeds):
+            for name in {v.op for v in draw_graph(seed, sweep, family).values if v.op != "input"}:
+                held[name] = held.get(name, 0) + 1
+    return held

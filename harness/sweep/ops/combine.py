@@ -1,0 +1,50 @@
+"""Combine: values joined or cut (cat, stack, split / chunk, pad)."""
+
+from . import FLOATS, T, Made, dim_of, op
+
+
+@op("cat", "combine", "two values of one dtype and rank, equal but in one dim", 
+    lambda a, b: a.dtype == b.dtype and a.rank == b.rank and a.rank >= 1
+    and sum(x != y for x, y in zip(a.shape, b.shape)) <= 1, arity=2)
+def _cat(rng, a: T, b: T) -> Made:
+    differ = [i for i, (x, y) in enumerate(zip(a.shape, b.shape)) if x != y]
+    d = differ[0] if differ else rng.randrange(a.rank)
+    shape = [x + y if i == d else x for i, (x, y) in enumerate(zip(a.shape, b.shape))]
+    return Made(a.with_(shape=shape), f"torch.cat([{{a}}, {{b}}], dim={d})", f"cat(dim={d})")
+
+
+@op("stack", "combine", "two values of one type", lambda a, b: a == b and a.rank <= 3, arity=2)
+def _stack(rng, a: T, b: T) -> Made:
+    d = rng.randrange(a.rank + 1)
+    return Made(a.with_(shape=[*a.shape[:d], 2, *a.shape[d:]]), f"torch.stack([{{a}}, {{b}}], dim={d})",
+                f"stack(dim={d})")
+
+
+@op("split", "combine", "a dim of size >= 4: split in pieces of 3, the last piece kept",
+    lambda a: any(s >= 4 for s in a.shape))
+def _split(rng, a: T) -> Made:
+    d = dim_of(rng, a, lambda s: s >= 4)
+    last = a.shape[d] % 3 or 3
+    return Made(a.with_(shape=[last if i == d else s for i, s in enumerate(a.shape)]),
+                f"torch.split({{a}}, 3, dim={d})[-1]", f"split(3,dim={d})[-1]")
+
+
+@op("chunk", "combine", "a dim of even size: two chunks, added", lambda a: any(s % 2 == 0 for s in a.shape)
+    and a.dtype != "bool")
+def _chunk(rng, a: T) -> Made:
+    d = dim_of(rng, a, lambda s: s % 2 == 0)
+    return Made(a.with_(shape=[s // 2 if i == d else s for i, s in enumerate(a.shape)]),
+                f"(lambda c: c[0] + c[1])(torch.chunk({{a}}, 2, dim={d}))", f"chunk(2,dim={d}) summed")
+
+
+@op("pad", "combine", "rank >= 1: constant padding of the last dim (reflect for floats of rank 3)",
+    lambda a: a.rank >= 1 and a.dtype != "bool")
+def _pad(rng, a: T) -> Made:
+    left, right = rng.choice(((1, 2), (0, 3), (2, 0)))
+    if a.dtype in FLOATS and a.rank == 3 and a.shape[-1] > max(left, right) and rng.random() < 0.3:
+        shape = [*a.shape[:-1], a.shape[-1] + left + right]
+        return Made(a.with_(shape=shape), f"torch.nn.functional.pad({{a}}, ({left}, {right}), mode='reflect')",
+                    f"pad_reflect({left},{right})")
+    shape = [*a.shape[:-1], a.shape[-1] + left + right]
+    return Made(a.with_(shape=shape), f"torch.nn.functional.pad({{a}}, ({left}, {right}), value=1)",
+                f"pad({left},{right},value=1)")

@@ -1,0 +1,88 @@
+"""Programs as graphs (harness/sweep/graph.py) over the op library (harness/sweep/ops/).
+
+Every drawn program is run in PyTorch eager value by value, and each value's dtype and
+shape must be what the library says the op gives: the library's types are what the next
+op is drawn against, so a wrong one would make programs that do not type (a planted
+wrong type is caught). The same seed gives the same program; a family sweep holds its
+family's op, the plain sweep none; every op is in at least 200 of the programs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.sweep.graph import GRAPH_SWEEPS, draw_graph, graph, op_counts
+from harness.sweep.ops import LIBRARY, TORCH, Made
+
+torch = pytest.importorskip("torch")
+
+SEEDS = range(40)
+
+
+def _checked(seed: int, sweep: str, family) -> None:
+    """Run the graph value by value; each value's real dtype and shape are its declared ones."""
+    d = draw_graph(seed, sweep, family)
+    program = graph(seed, sweep, family)
+    ns: dict = {}
+    exec(program.source, ns)
+    inputs = ns["example_inputs"]()
+    env = {"torch": torch}
+    taken = [name for name in ns["Model"].forward.__code__.co_varnames[1:len(inputs) + 1]]
+    env.update(zip(taken, inputs))
+    for name, t in d.inputs:
+        if name in env and t.dtype == "bf16":
+            env[name] = env[name].to(torch.bfloat16)
+    made = [v for v in d.values if v.op != "input"]
+    for line, value in zip(d.body, made):
+        target, expr = line.split(" = ", 1)
+        env[target] = eval(expr, env)
+        got = env[target]
+        assert str(got.dtype) == TORCH[value.type.dtype] and tuple(got.shape) == value.type.shape, \
+            f"{sweep} seed {seed}: {line}: declared {value.type}, got {got.dtype}{tuple(got.shape)}"
+    outputs = ns["Model"]()(*inputs)
+    assert all(isinstance(o, torch.Tensor) for o in outputs)
+
+
+@pytest.mark.harness
+@pytest.mark.parametrize("sweep", sorted(GRAPH_SWEEPS))
+def test_every_drawn_program_types_as_the_library_says_in_pytorch_eager(sweep):
+    for seed in SEEDS:
+        _checked(seed, sweep, GRAPH_SWEEPS[sweep])
+
+
+@pytest.mark.harness
+def test_planted_fault_an_op_that_lies_about_its_type_is_caught(monkeypatch):
+    cumsum = LIBRARY["cumsum"]
+    lying = cumsum.__class__(**{**cumsum.__dict__, "make": lambda rng, a: Made(
+        a, f"torch.cumsum({{a}}, dim={rng.randrange(a.rank)})", "cumsum")})  # integers keep their dtype: wrong
+    monkeypatch.setitem(LIBRARY, "cumsum", lying)
+    with pytest.raises(AssertionError, match="cumsum"):
+        for sweep, family in GRAPH_SWEEPS.items():
+            for seed in range(200):
+                d = draw_graph(seed, sweep, family)
+                if any(v.op == "cumsum" and v.type.dtype in ("i32",) for v in d.values):
+                    _checked(seed, sweep, family)
+
+
+@pytest.mark.harness
+def test_the_same_seed_gives_the_same_program_and_families_hold_their_op():
+    assert graph(7, "topk-graph", "topk").source == graph(7, "topk-graph", "topk").source
+    assert graph(7, "topk-graph", "topk").source != graph(8, "topk-graph", "topk").source
+    for sweep, family in GRAPH_SWEEPS.items():
+        for seed in range(100):
+            ops = {v.op for v in draw_graph(seed, sweep, family).values}
+            held = {o for o in ops if o in LIBRARY and LIBRARY[o].family}
+            if family:
+                assert any(LIBRARY[o].family == family for o in held), (sweep, seed, ops)
+            else:
+                assert not held, (sweep, seed, ops)
+
+
+@pytest.mark.harness
+def test_the_library_is_wide_and_every_op_is_drawn_often():
+    assert len(LIBRARY) >= 45
+    groups = {o.group for o in LIBRARY.values()}
+    assert {"layout", "reshape", "combine", "indexing", "contraction", "reduction", "normalization",
+            "elementwise", "family"} <= groups
+    held = op_counts(2048)
+    assert min(held.get(name, 0) for name in LIBRARY) >= 200, sorted(held.items(), key=lambda kv: kv[1])[:5]
