@@ -69,7 +69,8 @@ def cmd_run(rest) -> int:
     return pytest.main([str(CASES_DIR), *rest])
 
 
-def main(argv=None) -> int:
+def build_parser() -> tuple[argparse.ArgumentParser, dict]:
+    """The command line and each command's handler (tests parse the README's commands with it)."""
     parser = argparse.ArgumentParser(prog="iree-regress", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version",
@@ -86,6 +87,11 @@ def main(argv=None) -> int:
     commands = {"env": cmd_env}
     for wing in (cases, harvest, report, bundles, history, triage, sweep):
         commands.update(wing.add_parsers(sub))
+    return parser, commands
+
+
+def main(argv=None) -> int:
+    parser, commands = build_parser()
     args, rest = parser.parse_known_args(argv)
     from .process import become_subreaper
 

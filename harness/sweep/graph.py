@@ -143,7 +143,9 @@ def graph(seed: int, sweep: str, family: str | None = None) -> Program:
     # bf16 values are given as the f32 values they round to (program.values): cast back first.
     casts = [f"{name} = {name}.to(torch.bfloat16)" for _, name, t in taken if t.dtype == "bf16"]
     sinks = [v for v in reversed(made) if v.name not in d.used][:2] or made[-1:]
-    returns = [f"{v.name}.to(torch.int32)" if v.type.dtype == "bool" else v.name for v in sinks]
+    # Outputs numpy can hold: a bool as i32, a bf16 as the f32 of its values (program.values' convention).
+    as_ = {"bool": "torch.int32", "bf16": "torch.float32"}
+    returns = [f"{v.name}.to({as_[v.type.dtype]})" if v.type.dtype in as_ else v.name for v in sinks]
     body = [*casts, *d.body, f"return {', '.join(returns)}" + ("," if len(returns) == 1 else "")]
     rng = random.Random(f"{sweep}:{seed}:dims")
     dims = rng.choice(("static", "dynamic", "dynamic", "mixed"))

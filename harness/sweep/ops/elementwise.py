@@ -66,10 +66,11 @@ def _remainder(rng, a: T) -> Made:
     return Made(a, "torch.remainder({a}, 3)", "remainder(3)")
 
 
-@op("shift", "elementwise", "i32 / i64 / u8: left or right shift by 1", lambda a: a.dtype in ("i32", "i64", "u8"))
+@op("shift", "elementwise", "i32 / i64 / u8: left or right shift by a tensor of ones (the scalar form has no "
+    "torch-mlir lowering)", lambda a: a.dtype in ("i32", "i64", "u8"))
 def _shift(rng, a: T) -> Made:
     how = rng.choice(("left", "right"))
-    return Made(a, f"torch.bitwise_{how}_shift({{a}}, 1)", f"shift_{how}(1)")
+    return Made(a, f"torch.bitwise_{how}_shift({{a}}, torch.ones_like({{a}}))", f"shift_{how}(1)")
 
 
 @op("exp", "elementwise", "floats: exp of the value clamped to [-4, 4]", lambda a: a.dtype in FLOATS)
