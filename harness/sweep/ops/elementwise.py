@@ -12,8 +12,12 @@ def _cast(rng, a: T) -> Made:
     to = rng.choice([d for d in DTYPES if d != a.dtype and not (a.dtype in FLOATS and d in ("u8", "i8"))])
     # A float cast to a narrow int would wrap where the value is out of range: floats go
     # to i32 / i64 / bool / floats only (u8 and i8 are reached from ints and bools).
-    if a.dtype in FLOATS and to in INTS:  # an out-of-range float to int is undefined: clamped first
-        return Made(a.with_(dtype=to), f"{{a}}.clamp(-1000, 1000).to({TORCH[to]})", f"cast({a.dtype}->{to})")
+    if a.dtype in FLOATS and to in INTS:
+        # Float to int rounds toward 0: a value that sits on an integer (a saturated tanh,
+        # the 0 and 1 of a mask) would flip with a last-bit difference, so it is moved off
+        # the integers first (x * 3.7 + 0.5); out of range it is undefined: clamped.
+        return Made(a.with_(dtype=to), f"({{a}} * 3.7 + 0.5).clamp(-1000, 1000).to({TORCH[to]})",
+                    f"cast({a.dtype}->{to})")
     return Made(a.with_(dtype=to), f"{{a}}.to({TORCH[to]})", f"cast({a.dtype}->{to})")
 
 
