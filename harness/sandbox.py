@@ -112,7 +112,10 @@ class Sandbox:
                 outer += ["--ro-bind", "/dev/null", str(path)]
         # Nothing of the host is there but SYSTEM: what the job runs and reads is bound in.
         program = [Path(argv[0]).parent] if Path(argv[0]).is_absolute() else []  # what runs must be seen
-        for real in fewest([*readable, *program, *([cwd] if cwd else []), *_interpreter_paths_bound()]):
+        base = _interpreter_paths_bound()
+        own = [p for p in fewest([*readable, *program, *([cwd] if cwd else [])])
+               if not any(p == b or p.startswith(b + os.sep) for b in base)]
+        for real in (*base, *own):
             outer += ["--ro-bind", real, real]
         for folder in writable:
             real = str(Path(folder).resolve())
@@ -358,17 +361,17 @@ def _system_binds() -> tuple[str, ...]:
 
 
 def _interpreter_paths_bound() -> tuple[str, ...]:
-    """The interpreter's folders and packages, and the harness (about 60 paths; resolving
-    them for every tool call cost ~8 ms a call): resolved again only when sys.path or PATH
-    changes."""
-    return _existing(tuple(_interpreter_paths()))
+    """The interpreter's folders and packages, the tools on PATH and the harness, as few
+    binds as show them: worked out once per sys.path and PATH (resolving them for every
+    tool call cost about 1 ms a call)."""
+    return _bound_for(tuple(sys.path), os.environ.get("PATH", ""))
 
 
 @lru_cache(maxsize=16)
-def _existing(paths: tuple[str, ...]) -> tuple[str, ...]:
-    """The absolute `paths` not already inside a SYSTEM folder, as few binds as show them."""
+def _bound_for(path: tuple[str, ...], env_path: str) -> tuple[str, ...]:
+    """The absolute interpreter paths not already inside a SYSTEM folder, fewest binds."""
     system = [Path(s).resolve() for s in SYSTEM if os.path.isdir(s)]
-    return tuple(fewest([p for p in paths if p and os.path.isabs(p)
+    return tuple(fewest([p for p in _interpreter_paths() if p and os.path.isabs(p)
                          and not any(Path(p).resolve().is_relative_to(s) for s in system)]))
 
 
