@@ -16,7 +16,7 @@ from .cache import Cache
 from .case import Case
 from .runner import ItemResult, run_differ_item, run_ir_item, run_matrix_item
 from .stages import Settings
-from .targets import BY_NAME, OPT_LEVELS, TARGETS, opt_level_supported
+from .targets import BY_NAME, OPT_LEVELS, TARGETS, one_compile_level
 from .toolchain import Toolchain
 
 IR_PREFIX, DIFFER_PREFIX = "ir-", "differ-"
@@ -102,9 +102,8 @@ def measured_as(case: Case, item: ItemId, release) -> ItemId:
     """The item a release measures `item` as: on one without --iree-opt-level, a matrix
     item is its target's one compile, the case's first level (the runner skips the other
     levels there, naming it)."""
-    if item.is_matrix and case.opt_levels and not opt_level_supported(release):
-        return ItemId(item.target, case.opt_levels[0])
-    return item
+    one = one_compile_level(case.opt_levels, item.opt_level, release) if item.is_matrix else None
+    return ItemId(item.target, one) if one else item
 
 
 def run_item(case: Case, item: ItemId, settings: Settings, progress=None) -> ItemResult:

@@ -181,6 +181,13 @@ def pass_option_kind(key: str) -> str | None:
     return None
 
 
+def _is_pipeline(option: str, value: str | None) -> bool:
+    """Whether the compiler reads this option's value as a pass pipeline."""
+    option = _normal(option)
+    return option in PIPELINES or (option == PIPELINE_OR_COMMAND and value is not None
+                                   and bool(_PIPELINE.match(value)))
+
+
 def _takes_value(option: str) -> bool:
     """Whether the compiler gives this option the next word when it has no `=value`: an
     option that takes a file, a program or a pipeline (LLVM's ValueRequired)."""
@@ -227,7 +234,7 @@ def refusal(given: Given | str, case_dir: Path | None) -> str | None:
         return (f"{word!r} is not an option: the compiler reads a bare word as another input file; "
                 f"give an option's value as --option=value")
     option, value = _normal(given.option), given.value
-    if option in PIPELINES or (option == PIPELINE_OR_COMMAND and value is not None and _PIPELINE.match(value)):
+    if _is_pipeline(option, value):
         return _pipeline_refusal(given.option, value, case_dir)
     kind = kind_of(option)
     if kind == "reads":
@@ -348,7 +355,7 @@ def resolved(flags, case_dir: Path) -> tuple[str, ...]:
         option, value = _normal(given.option), given.value
         if kind_of(option) == "reads" and value:
             out.append(f"{given.option}={absolute(value)}")
-        elif value and (option in PIPELINES or (option == PIPELINE_OR_COMMAND and _PIPELINE.match(value))):
+        elif value and _is_pipeline(option, value):
             out.append(f"{given.option}=" + ",".join(p.text(pass_value) for p in parse_pipeline(value)))
         else:
             out.append(given.flag)

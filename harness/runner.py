@@ -93,7 +93,7 @@ def run_matrix_item(case: Case, target: str, opt_level: str, settings: Settings,
     progress = progress or _no_progress
     item = ItemResult(case, f"{target}-{opt_level}", target, opt_level, None,
                       settings.toolchain.compiler_version)
-    same = _one_compile_with(case, target, opt_level, settings)
+    same = targets.one_compile_level(case.opt_levels, opt_level, settings.toolchain.release)
     if same is not None:  # a release without levels: one verdict, the first level's
         item.stages.append(StageResult("compile", SKIPPED, f"one compile with {target}-{same}: "
                                                            f"{targets.no_levels(settings.toolchain.release)}"))
@@ -128,16 +128,6 @@ def run_matrix_item(case: Case, target: str, opt_level: str, settings: Settings,
     return item
 
 
-def _one_compile_with(case: Case, target: str, opt_level: str, settings: Settings) -> str | None:
-    """The case's earlier level whose compile this item's is on this release (the same
-    flags: a release without --iree-opt-level), else None. That item gives the verdict."""
-    if targets.opt_level_supported(settings.toolchain.release):
-        return None
-    flags = compile_flags(case, target, opt_level, settings)
-    earlier = case.opt_levels[:case.opt_levels.index(opt_level)] if opt_level in case.opt_levels else ()
-    return next((o for o in earlier if compile_flags(case, target, o, settings) == flags), None)
-
-
 def run_ir_item(case: Case, check: IrCheck, settings: Settings, progress=None) -> ItemResult:
     item = ItemResult(case, f"ir-{check.name}", None, None, check.name,
                       settings.toolchain.compiler_version)
@@ -165,10 +155,9 @@ def run_differ_item(case: Case, differ: Differ, settings: Settings, progress=Non
         item.stages.append(StageResult("differ", SKIPPED, f"both sides are one compile: {why}"))
         return item
     modules = []
-    for label, side in (("a", differ.a), ("b", differ.b)):
+    for label, side, flags in (("a", differ.a, a_flags), ("b", differ.b, b_flags)):
         progress("compile")
-        compiled, vmfb = compile_stage(mlir, compile_flags(case, side.target, side.opt_level, settings, side.flags),
-                                       settings)
+        compiled, vmfb = compile_stage(mlir, flags, settings)
         item.stages.append(side_of(compiled, label, side))
         if not compiled.ok:
             return item

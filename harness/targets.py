@@ -146,6 +146,15 @@ def opt_level_supported(release: Version | str) -> bool:
 LEVELS_ARRIVE = OPT_LEVEL_FLAG[0][0]  # the first release that can be asked for a level
 
 
+def one_compile_level(levels, opt_level: str, release) -> str | None:
+    """On a release without --iree-opt-level, the level among `levels` (a case's, in order)
+    whose compile `opt_level`'s is: the first one. None where the release has levels, or
+    `opt_level` is that first one: it gives its own verdict."""
+    if opt_level_supported(release) or not levels or opt_level == levels[0]:
+        return None
+    return levels[0]
+
+
 def no_levels(release) -> str:
     """Why a release's O0-O3 items are one compile."""
     return (f"IREE {release} has no --iree-opt-level (it arrives in {LEVELS_ARRIVE}): "

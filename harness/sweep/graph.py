@@ -22,7 +22,6 @@ from .program import AUTO, Program, model_source, values_call
 
 SIZES = (6, 4, 10, 8, 12)
 INPUT_DTYPES = ("f32", "f32", "f16", "bf16", "i32", "i64", "i8", "u8")  # f32 most, as models
-FAMILIES = ("topk", "scatter", "attention", "transpose")
 
 
 @dataclass
@@ -165,7 +164,8 @@ def graph(seed: int, sweep: str, family: str | None = None) -> Program:
 
 
 
-GRAPH_SWEEPS = {"plain-graph": None, **{f"{f}-graph": f for f in FAMILIES}}
+# The graph sweeps: the plain one, and one a family the library's family ops name.
+GRAPH_SWEEPS = {"plain-graph": None, **{f"{f}-graph": f for f in sorted({o.family for o in LIBRARY.values() if o.family})}}
 
 
 def op_counts(seeds: int) -> dict[str, int]:
