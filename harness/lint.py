@@ -39,6 +39,7 @@ from .case import CASES_DIR, LOOSE_TOLERANCE, Case, CaseError, Expectation, Samp
 from .item import ItemId, bug_items
 from .outcomes import FAILING_STATUSES, NUMBERS_OUTCOMES, STAGES
 from .targets import LEVELS_ARRIVE, OPT_LEVELS, no_levels, opt_level_supported
+from .history.releases import PYPI_RELEASES
 from .toolchain import release_of
 from .record import ItemRecord
 from .signatures import normalise, signature_of
@@ -190,9 +191,6 @@ def _expectation_problems(expectations, own, failures: list[ItemRecord],
     return found
 
 
-# The releases PyPI holds (2.9.0, 3.0.0-3.13.0): what a reason's "measured A..B" ranges
-# over where the case records no `measured` list of its own.
-PYPI_RELEASES = ("2.9.0", *(f"3.{n}.0" for n in range(14)))
 _MEASURED = re.compile(r"\bmeasured\b")
 _RANGE = re.compile(r"(\d+\.\d+\.\d+) ?\.\. ?(\d+\.\d+\.\d+)")
 
@@ -201,6 +199,7 @@ def _reason_range_problems(expectations, measured: str = "") -> list[tuple[str, 
     """(field, message) for each entry whose reason says "measured A..B" (the ranges of that
     clause, up to its ';', taken together) where the releases it covers (of those measured)
     run from other ones: the text and the scope disagree."""
+    # Without a `measured` list of its own, a reason's "measured A..B" ranges over PyPI's.
     releases = measured.split() or PYPI_RELEASES
     found = []
     for i, e in enumerate(expectations):

@@ -355,3 +355,32 @@ def test_a_nightly_reports_first_screen_at_1400_shows_the_gate_changes_and_heat_
     subprocess.run([*flags, f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120)
     header = shot.read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(header[16:20], "big") == 1400
+
+
+def test_releases_table_counts_each_release_and_gates_on_red(tmp_path, capsys):
+    """ci/releases' table: a release a row per target; a failure, an unexpected pass or an
+    error anywhere makes `--fail-on-red` exit 1 and names the item (planted on 3.5.0)."""
+    from harness.report.releases import read_runs, table
+
+    ok = [stage("import"), stage("compile"), stage("run"), stage("compare")]
+    bad = [stage("import"), stage("compile", "fail", "error: boom")]
+    runs = tmp_path / "releases"
+    write_results(runs / "3.4.0-cpu" / "results.jsonl",
+                  [item("alpha", "cpu-O0", "PASS", ok), item("alpha", "cpu-O3", "XFAIL", bad)])
+    write_results(runs / "3.10.0-cpu" / "results.jsonl", [item("alpha", "cpu-O0", "PASS", ok)])
+    write_results(runs / "3.4.0-vulkan" / "results.jsonl", [item("alpha", "vulkan-O0", "PASS", ok)])
+    (runs / "not-a-run").mkdir()
+    assert [(r.release, r.target) for r in read_runs(runs)] == [
+        ("3.4.0", "cpu"), ("3.10.0", "cpu"), ("3.4.0", "vulkan")]  # 3.10.0 after 3.4.0
+    text = table(read_runs(runs))
+    assert "| 3.4.0 | 1 | 1 | 0 | 0 | 0 | 0 |" in text and "cpu: 0 red on every release." in text
+    assert cli_main(["releases", str(runs), "--fail-on-red"]) == 0
+
+    write_results(runs / "3.5.0-vulkan" / "results.jsonl",
+                  [item("alpha", "vulkan-O0", "FAIL", bad), item("alpha", "vulkan-O3", "XPASS", ok)])
+    capsys.readouterr()
+    assert cli_main(["releases", str(runs), "--fail-on-red"]) == 1
+    out, err = capsys.readouterr()
+    assert "vulkan: red on 3.5.0." in out
+    assert "red on 3.5.0 vulkan: alpha::vulkan-O0" in err and "alpha::vulkan-O3" in err
+    assert cli_main(["releases", str(runs)]) == 0  # without the gate: the table only

@@ -1,5 +1,6 @@
 """The report commands: `report` (a run's Markdown + HTML report and its gate) and
-`nights` (nights.html over recent nights; "history" is a case's releases, harness/history/).
+`nights` (nights.html over recent nights; "history" is a case's releases, harness/history/),
+`releases` (the suite on each release, from ci/releases' runs).
 cli.py registers them."""
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ def add_parsers(sub) -> dict:
     rp.add_argument("--fail-on-regression", action="store_true",
                     help="exit 1 when the gate fails: new failures, unexpected passes, errors "
                          "(cases not loaded, harness errors, dead workers), vanished items")
-    return {"report": cmd_report, "nights": cmd_nights, "history": cmd_nights}
+    rt = sub.add_parser("releases", help="the suite on each release: counts per release and target "
+                                         "from ci/releases' runs (DIR/<release>-<target>/results.jsonl)")
+    rt.add_argument("runs_dir", type=Path, nargs="?", default=Path("reports/releases"))
+    rt.add_argument("--fail-on-red", action="store_true",
+                    help="exit 1 when any release has a failure, an unexpected pass or an error")
+    return {"report": cmd_report, "nights": cmd_nights, "history": cmd_nights,
+            "releases": cmd_releases}
 
 
 def cmd_report(args) -> int:
@@ -101,3 +108,18 @@ def cmd_nights(args) -> int:
     print(f"wrote {args.out}: {len(nights)} nights, "
           f"{len({k for n in nights for k in n.items})} items ({time.monotonic() - start:.1f} s)")
     return 0
+
+
+def cmd_releases(args) -> int:
+    """The per-release table (docs/releases.md keeps it), and each red item by name."""
+    from ..report.releases import read_runs, table
+
+    runs = read_runs(args.runs_dir)
+    if not runs:
+        raise SystemExit(f"iree-regress: no <release>-<target>/results.jsonl in {args.runs_dir} "
+                         "(ci/releases writes them)")
+    print(table(runs))
+    for run in runs:
+        for name in run.failing:
+            print(f"  red on {run.release} {run.target}: {name}", file=sys.stderr)
+    return 1 if args.fail_on_red and any(r.red for r in runs) else 0

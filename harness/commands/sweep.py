@@ -2,6 +2,9 @@
 
     iree-regress sweep list [FAMILY...]             families, axes, variant and item counts
     iree-regress sweep ops [--counts N]             the op library, one op a line, where it applies
+    iree-regress sweep coverage [--seeds N] [--write]
+                                                    op pairs of the survey's threads the graph
+                                                    programs hold (docs/coverage.md)
     iree-regress sweep expect [FAMILY...] --from RESULTS [--write]
                                                     [[expect]] drafts for a run's new failures
     iree-regress sweep promote FAMILY::VARIANT --slug SLUG [--issue owner/repo#N]
@@ -34,6 +37,9 @@ def add_parsers(sub) -> dict:
     ops = actions.add_parser("ops", help="the op library a generated graph draws from, one op a line")
     ops.add_argument("--counts", type=int, default=0, metavar="N",
                      help="also how many of the graph sweeps' first N seeds each hold each op")
+    cv = actions.add_parser("coverage", help="op pairs of the survey's threads the graph programs hold")
+    cv.add_argument("--seeds", type=int, default=2048, help="the first N seeds of every graph sweep")
+    cv.add_argument("--write", action="store_true", help="write docs/coverage.md")
     ex = actions.add_parser("expect", help="[[expect]] drafts for the failures of a run, exactly scoped")
     ex.add_argument("families", nargs="*")
     ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
@@ -88,6 +94,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return _list(sweeps_named(args.families))
     if args.action == "ops":
         return _ops(args.counts)
+    if args.action == "coverage":
+        return _coverage(args.seeds, args.write)
     if args.action == "scan":
         return _scan(sweeps_named(args.families), args)
     if args.action == "promote":
@@ -119,6 +127,19 @@ def _ops(counts: int) -> int:
         count = f" ({held.get(o.name, 0)} programs)" if counts else ""
         print(f"{o.name.ljust(width)}  {o.group:<13} {o.where}{family}{count}")
     print(f"{len(LIBRARY)} ops" + (f"; counts over seeds 0..{counts - 1} of every graph sweep" if counts else ""))
+    return 0
+
+
+def _coverage(seeds: int, write: bool) -> int:
+    from ..sweep.coverage import SURVEY_PAIRS, held_pairs, markdown, read_survey_pairs, summary_line
+
+    rows = read_survey_pairs()
+    held = held_pairs(seeds)
+    print(summary_line(rows, held))
+    if write:
+        out = SURVEY_PAIRS.parent / "coverage.md"
+        out.write_text(markdown(rows, held, seeds))
+        print(f"wrote {out}")
     return 0
 
 

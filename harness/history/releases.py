@@ -26,6 +26,8 @@ from ..cache import cache_root, digest
 from ..toolchain import Toolchain, ToolchainError, from_site_packages
 
 PACKAGES = ("iree-base-compiler", "iree-base-runtime")
+# The releases PyPI holds of both packages (2.9.0, 3.0.0-3.13.0; no runtime 3.7.1).
+PYPI_RELEASES = ("2.9.0", *(f"3.{n}.0" for n in range(14)))
 
 
 class ReleaseUnavailable(RuntimeError):
