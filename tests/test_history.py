@@ -522,6 +522,50 @@ def test_a_rescan_of_the_bugs_items_keeps_what_it_wrote_for_the_others(releases,
     assert lint_case(releases.manifest, []) == []
 
 
+
+def test_a_scan_measures_the_whole_matrix_and_writes_what_the_other_items_showed(releases, capsys):
+    """The bug is cpu's (bad_items); vulkan fails its own way on 3.5.0 (and with 3.1.0-3.2.0's
+    old spelling, expected on cpu only), where nothing expects it. The scan runs vulkan
+    too and writes those as not the bug; a rescan finds nothing left (the old scan, bug
+    items only, never saw it: planted by scanning cpu-O0 alone)."""
+    text = releases.manifest.read_text().replace('targets = ["cpu"]\nopt_levels', 'targets = ["cpu", "vulkan"]\nopt_levels')
+    text = text.replace('[history]\n', '[history]\nbad_items = ["cpu-O0"]\n')
+    releases.manifest.write_text(text)
+    assert load_case(releases.manifest).targets == ("cpu", "vulkan")
+    for version in RELEASES:  # vulkan: never the bug; its own failure on 3.5.0
+        tool = releases.builds / version / "iree-compile"
+        tool.write_text(tool.read_text().replace(
+            'if mode == "bug":', 'if "vulkan" in " ".join(sys.argv) and version == "3.5.0":\n'
+            '    print("m.mlir:2:2: error: SPIR-V cannot lower op \'bar\'", file=sys.stderr); sys.exit(1)\n'
+            'if "vulkan" in " ".join(sys.argv) and mode == "bug":\n'
+            '    mode = "ok"\n'
+            'if mode == "bug":', 1))
+    assert cli_main(["prove", "fake-case", "--scan", "--items", "cpu-O0"]) == 0
+    assert "SPIR-V" not in capsys.readouterr().out  # the bug's items alone never show it
+    assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0
+    out = capsys.readouterr().out
+    assert "also seen on other items, not the bug" in out and "SPIR-V cannot lower op" in out
+    case = load_case(releases.manifest)
+    assert case.history.bad_items == ("cpu-O0",)  # the bug's items are still the bug's
+    other = case.expectation_for("vulkan", "O0", None, Version("3.5.0"))
+    assert other is not None and other.outcome == "compile-fail" and "SPIR-V" in other.match.pattern
+    assert "not the case's bug; not yet triaged" in other.reason and str(other.compiler) == "<=3.5.0,>=3.5.0"
+    assert case.expectation_for("vulkan", "O0", None, Version("3.0.0")) is None  # it passes there
+    assert cli_main(["prove", "fake-case", "--scan"]) == 0
+    assert "also seen on other items" not in capsys.readouterr().out  # nothing left unexplained
+    assert lint_case(releases.manifest, []) == []
+
+
+def test_an_item_outside_bad_items_that_shows_the_bug_becomes_one_of_its_items(releases, capsys):
+    text = releases.manifest.read_text().replace('targets = ["cpu"]\nopt_levels', 'targets = ["cpu", "vulkan"]\nopt_levels')
+    releases.manifest.write_text(text.replace('[history]\n', '[history]\nbad_items = ["cpu-O0"]\n'))
+    assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0
+    assert "the bug shows on vulkan-O0 too" in capsys.readouterr().out  # its own message, 3.3.0-3.4.0
+    case = load_case(releases.manifest)
+    assert case.history.bad_items == ("cpu-O0", "vulkan-O0")
+    bug = case.expectation_for("vulkan", "O0", None, Version("3.4.0"))
+    assert bug is not None and "bufferize" in bug.match.pattern
+
 UNKNOWN_OPTION_TOOL = FAKE_HEADER + """\
 if mode != "ok":  # 3.1.0-3.4.0: an option of the case's was renamed
     print("iree-compile: Unknown command line argument '--iree-old-spelling=1'.  Try: 'iree-compile --help'",

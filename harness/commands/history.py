@@ -186,6 +186,8 @@ def cmd_scan(args, case) -> int:
     from ..history.releases import available, sort_versions
     from ..bug import Bug
     from ..history.window import failures_seen, inferred_outcome, outcome_table, windows
+    from ..history.others import other_failures
+    from ..outcomes import PROBE_BAD
     from ..history.writeback import expectations_for, write_scan
     from ..toolchain import installed
 
@@ -200,11 +202,14 @@ def cmd_scan(args, case) -> int:
         print(f"{case.slug} records no bug outcome and none was given (--bad-outcome): it is "
               "inferred from the releases when one failure stands out")
     versions = sort_versions(args.versions.split(",")) if args.versions else available(source_of(args))
-    items = [ItemId.parse(n) for n in args.items.split(",")] if args.items else items_to_prove(case)
+    # The whole matrix by default: the bug's windows come from its items, and what the
+    # other items show on each release is written beside them (history/others.py).
+    items = [ItemId.parse(n) for n in args.items.split(",")] if args.items else ItemId.of(case)
+    bug_names = {i.name for i in items_to_prove(case)}
     # A write replaces [history] and the bug's expectations whole: from a scan of some
     # releases or items it would forget the rest (15 releases becoming 3, O0-O3 becoming O0).
     skipped = [v for v in available(source_of(args)) if v not in versions] if args.write and args.versions else []
-    left_out = ([i.name for i in items_to_prove(case) if i.name not in {j.name for j in items}]
+    left_out = ([i.name for i in ItemId.of(case) if i.name not in {j.name for j in items}]
                 if args.write and args.items else [])
     if skipped or left_out:
         print(f"not written: a scan of some releases or items would forget the others "
@@ -219,6 +224,12 @@ def cmd_scan(args, case) -> int:
         print(f"  {v}: {time.monotonic() - start:.1f} s", flush=True)
     for line in outcome_table(runs, items):
         print(line)
+    scanned = runs
+
+    def of_items(names):  # each release's results of these items alone
+        return [dataclasses.replace(r, results=[x for x in r.results if x.name in names]) for r in scanned]
+
+    runs = of_items(bug_names)
     seen = failures_seen(runs)
     if bug is None:
         outcome = inferred_outcome(runs)
@@ -231,9 +242,20 @@ def cmd_scan(args, case) -> int:
             return 2
         print(f"bug outcome inferred: {outcome} (the only failure the releases showed)")
         bug = Bug.of(case, (outcome,), getattr(args, "bad_match", None))
-    others = {o: vs for o, vs in seen.items() if o not in bug.outcomes}
-    for o, vs in others.items():  # a failure beside the bug: said, never folded into it
+    # An item outside the bug's that fails with the bug's outcome and message is the bug there.
+    shows = {x.name for r in scanned for x in r.results if x.name not in bug_names and bug.state(x).kind == PROBE_BAD}
+    if shows:
+        print(f"the bug shows on {', '.join(sorted(shows))} too: measured as its items")
+        bug_names |= shows
+        runs = of_items(bug_names)
+    others = other_failures(case, scanned, bug_names)
+    beside = {o: vs for o, vs in seen.items() if o not in bug.outcomes}
+    for o, vs in beside.items():  # a failure of the bug's items beside the bug: said, never folded into it
         print(f"also seen, not the bug: {o} on {', '.join(vs)}")
+    for other in others:  # the rest of the matrix: what no expectation explains
+        print(f"also seen on other items, not the bug, no expectation takes it "
+              f"({', '.join(sorted(i.name for i in other.items))}):\n"
+              + "\n".join("  " + line for line in other.block().splitlines()))
     measured = windows(runs, bug)
     for w in measured.windows:
         print(f"window: last_good={w.last_good} first_bad={w.first_bad} last_bad={w.last_bad} "
@@ -252,7 +274,7 @@ def cmd_scan(args, case) -> int:
         return 1
     if args.write:
         measured = dataclasses.replace(measured, windows=credited(case, measured.windows, args.window_issue))
-        kept = write_scan(case, bug, measured, force=args.force)
+        kept = write_scan(case, bug, measured, force=args.force, others=[o.block() for o in others])
         for block in kept:  # never replaced silently: shown beside what the scan measured
             print("kept a hand-written expectation of this bug (--force replaces it):\n"
                   + "\n".join("  " + line for line in block.splitlines()))

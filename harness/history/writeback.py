@@ -138,11 +138,14 @@ _SCAN_REASON = re.compile(r'^reason = ".*(: measured \S+\.\.\S+, (fixed in \S+|s
                           r'another failure hides the bug .*)"$', re.M)
 
 
-def write_scan(case: Case, bug: Bug, measured: Measured, force: bool = False) -> list[str]:
+def write_scan(case: Case, bug: Bug, measured: Measured, force: bool = False,
+               others: list[str] = ()) -> list[str]:
     """Replace [history] and the [[expect]] entries the scan wrote for this bug; keep the
     rest. A hand-written entry that describes the bug is kept (and returned, for the
-    caller to show beside what the scan measured) unless `force`."""
-    written = expectations_for(case, bug, measured)
+    caller to show beside what the scan measured) unless `force`. `others`: entries for
+    the other items' failures no expectation took (history/others.py), first, since the
+    first [[expect]] that covers an item wins and they take only what nothing else did."""
+    written = [*others, *expectations_for(case, bug, measured)]
     kept, hand_written = [], []
     for block in split_blocks(read_text(case.manifest)):
         header = header_of(block)
