@@ -2,7 +2,8 @@
 
     torch      iree-turbine's export (torch dialect); golden PyTorch eager
     onnx       torch.onnx.export, then iree-import-onnx (onnx_frontend.py); golden ONNX Runtime
-    stablehlo  torch.export, written as StableHLO (stablehlo_frontend.py); golden PyTorch eager
+    stablehlo  torch.export, each ATen op a jax.numpy / lax call, the StableHLO JAX's own
+               (jax_frontend.py); golden PyTorch eager, XLA CPU the second reference
 
 A case or sweep names one (`frontend = ...`); each release then compiles what that path
 wrote, so its input conversion is what differs between releases.
@@ -20,7 +21,7 @@ NO_GOLDEN = {"torch": "PyTorch could not run the variant",
              "stablehlo": "PyTorch could not run the variant"}
 # The packages that decide what a path writes (part of its cache keys).
 PACKAGES = {"torch": ("torch", "iree-turbine"), "onnx": ("onnx", "onnxruntime", "onnxscript", "iree-base-compiler"),
-            "stablehlo": ("torch",)}
+            "stablehlo": ("torch", "jax", "jaxlib")}
 # Static shapes only: a program's dynamic dims are not written (JAX programs are static).
 STATIC = ("stablehlo",)
 
@@ -28,5 +29,5 @@ STATIC = ("stablehlo",)
 def code_of(frontend: str) -> tuple[Path, ...]:
     """The modules whose code decides what the path writes (none of ours for the torch
     path: iree-turbine's, in PACKAGES)."""
-    names = {"onnx": ("onnx_frontend.py",), "stablehlo": ("stablehlo_frontend.py", "stablehlo_text.py")}
+    names = {"onnx": ("onnx_frontend.py",), "stablehlo": ("jax_frontend.py",)}
     return tuple(Path(__file__).with_name(n) for n in names.get(frontend, ()))

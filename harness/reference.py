@@ -70,8 +70,10 @@ def load_arrays(directory: Path) -> list[np.ndarray]:
 
 
 def save_arrays(directory: Path, stem: str, arrays) -> list[Path]:
+    """<stem><i>.npy, replacing the folder's earlier arrays of that stem (others stay: the
+    eager and XLA outputs lie side by side)."""
     directory.mkdir(parents=True, exist_ok=True)
-    for old in directory.glob("*.npy"):
+    for old in directory.glob(f"{stem}[0-9]*.npy"):
         old.unlink()
     paths = []
     for i, a in enumerate(arrays):

@@ -463,6 +463,9 @@ def run_module(target: str, vmfb: Path, function: str, inputs: list[Path], n_out
 
 # --------------------------------------------------------------------------- compare
 
+SECOND_REFERENCE = "XLA CPU"  # the StableHLO path's (torch_job: xla<i>.npy beside the eager outputs)
+
+
 def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> StageResult:
     start = time.monotonic()
     inputs = load_arrays(case.inputs_dir)
@@ -477,6 +480,14 @@ def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> 
                            eager_result.log, eager_result.command)
     eager = [np.load(p) for p in npy_files(entry) if p.name.startswith("eager")]
     ran = [] if eager_result.cached or not eager_result.command else [eager_result.command]
+    second = [np.load(p) for p in npy_files(entry) if p.name.startswith("xla")]
+    if second:  # the StableHLO path's second reference: two that disagree judge nothing
+        between = compare_outputs(second, golden, inputs, case.atol, case.rtol, case.output_rules,
+                                  f"golden ({case.reference_name})")
+        if not between.ok:
+            return StageResult("reference", FAILED, f"the references disagree, not IREE's verdict: "
+                               f"{SECOND_REFERENCE} {between.summary()}",
+                               seconds=time.monotonic() - start, data={"comparisons": [between.as_dict()]})
     if len(eager) == len(golden) and all(np.array_equal(e, g, equal_nan=True)
                                          for e, g in zip(eager, golden)):
         checks[0] = replace(checks[0], against=f"golden (= {case.reference_name} today)")

@@ -11,8 +11,9 @@ variant's golden), and with --import-mlir too, what the import would then write 
 CASE_DIR/import/ (one PyTorch start-up for both). With --frontend onnx the program goes
 through ONNX instead (harness/onnx_frontend.py): the reference is ONNX Runtime on the
 exported model, and the import is iree-import-onnx's. With --frontend stablehlo the
-import is the program written as StableHLO (harness/stablehlo_frontend.py); the
-reference stays PyTorch eager.
+import is the StableHLO JAX writes for the program (harness/jax_frontend.py), and XLA's
+outputs on the same inputs are written beside the eager ones (xla<i>.npy): the
+reference stays PyTorch eager, XLA is the second one.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def main(argv=None) -> int:
     if args.frontend == "onnx":
         return _through_onnx(args, parser)
     if args.golden is not None:
-        from .reference import save_arrays, write_golden
+        from .reference import load_arrays, save_arrays, write_golden
 
         _, outputs = write_golden(args.program, args.golden)
         if args.import_mlir:
@@ -53,6 +54,7 @@ def main(argv=None) -> int:
                 return 0
             save_arrays(args.golden / "import", "eager", [np.load(p) for p in outputs])
             (args.golden / "import" / "model.mlir").write_text(mlir)
+            _second_reference(args, args.golden / "import", load_arrays(args.golden / "inputs"))
         return 0
     if args.out_dir is None:
         parser.error("INPUTS_DIR and OUT_DIR are required without --golden")
@@ -64,7 +66,15 @@ def main(argv=None) -> int:
     save_arrays(args.out_dir, "eager", eager(program, inputs))
     if args.import_mlir:
         (args.out_dir / "model.mlir").write_text(_imported(args))
+        _second_reference(args, args.out_dir, inputs)
     return 0
+
+
+def _second_reference(args, out: Path, inputs) -> None:
+    if args.frontend == "stablehlo":
+        from .jax_frontend import save_xla_outputs
+
+        save_xla_outputs(args.program, out, inputs)
 
 
 def _imported(args) -> str:
@@ -72,7 +82,7 @@ def _imported(args) -> str:
     StableHLO."""
     if args.frontend == "stablehlo":
         from .reference import load_program
-        from .stablehlo_frontend import export_stablehlo
+        from .jax_frontend import export_stablehlo
 
         return export_stablehlo(load_program(args.program))
     from .importers import export_mlir

@@ -2,6 +2,9 @@
 
     iree-regress sweep list [FAMILY...]             families, axes, variant and item counts
     iree-regress sweep ops [--counts N]             the op library, one op a line, where it applies
+    iree-regress sweep recall --scan LABEL=DIR[,DIR] [--scan ...] [--write]
+                                                    historic cases the scanned programs catch
+                                                    (docs/recall.md)
     iree-regress sweep coverage [--seeds N] [--write]
                                                     op pairs of the survey's threads the graph
                                                     programs hold (docs/coverage.md)
@@ -40,6 +43,10 @@ def add_parsers(sub) -> dict:
     cv = actions.add_parser("coverage", help="op pairs of the survey's threads the graph programs hold")
     cv.add_argument("--seeds", type=int, default=2048, help="the first N seeds of every graph sweep")
     cv.add_argument("--write", action="store_true", help="write docs/coverage.md")
+    rc = actions.add_parser("recall", help="which historic cases the scanned generated programs catch")
+    rc.add_argument("--scan", action="append", required=True, metavar="LABEL=DIR[,DIR]",
+                    help="a generator's scan folders (sweep scan --out); repeat to set generators side by side")
+    rc.add_argument("--write", action="store_true", help="write docs/recall.md")
     ex = actions.add_parser("expect", help="[[expect]] drafts for the failures of a run, exactly scoped")
     ex.add_argument("families", nargs="*")
     ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
@@ -94,6 +101,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return _list(sweeps_named(args.families))
     if args.action == "ops":
         return _ops(args.counts)
+    if args.action == "recall":
+        return _recall(args.scan, args.write)
     if args.action == "coverage":
         return _coverage(args.seeds, args.write)
     if args.action == "scan":
@@ -139,6 +148,33 @@ def _coverage(seeds: int, write: bool) -> int:
     if write:
         out = SURVEY_PAIRS.parent / "coverage.md"
         out.write_text(markdown(rows, held, seeds))
+        print(f"wrote {out}")
+    return 0
+
+
+def _recall(specs: list[str], write: bool) -> int:
+    from ..case import CASES_DIR, discover, load_case
+    from ..history.releases import PYPI_RELEASES
+    from ..sweep.recall import historic_targets, markdown, read_scans, recall, share
+
+    try:
+        scans = dict(read_scans(spec, list(PYPI_RELEASES)) for spec in specs)
+    except ValueError as e:
+        raise CaseError(str(e)) from None
+    described = {}
+    for label, scan in scans.items():
+        sweeps = sorted({k.split("::")[0] for k in scan.items})
+        programs = len({k.rsplit("::", 1)[0] for k in scan.items})
+        described[label] = (f"{programs} programs of {', '.join(sweeps) or 'no sweep'}, "
+                            f"{len(scan.releases)} releases")
+    targets = historic_targets([load_case(m) for m in discover(CASES_DIR)], list(PYPI_RELEASES))
+    rows = recall(targets, scans)
+    for label in scans:
+        n, m = share(rows, label)
+        print(f"{label} ({described[label]}): recall {n} of {m} ({100.0 * n / m if m else 0:.0f}%)")
+    if write:
+        out = CASES_DIR.parent / "docs" / "recall.md"
+        out.write_text(markdown(rows, scans, described))
         print(f"wrote {out}")
     return 0
 

@@ -1,0 +1,92 @@
+"""Recall on the suite's history and op-pair coverage: computed from records and recipes,
+each shown failing on a planted fault."""
+
+import re
+
+import pytest
+
+from harness.case import CaseError, Window
+from harness.record import ItemRecord
+from harness.sweep.coverage import held_pairs, read_survey_pairs, summary_line, Row as SurveyRow
+from harness.sweep.recall import Target, catches, markdown, recall, share, why_missed
+from harness.sweep.scan import ItemHistory, Scan
+
+RELEASES = ["3.3.0", "3.4.0", "3.5.0", "3.6.0"]
+BUG = "error: 'tensor.expand_shape' op expected number of static shape dims"
+
+
+def history(key, outcomes, text=BUG):
+    h = ItemHistory(key)
+    for release, outcome in outcomes.items():
+        h.outcomes[release] = outcome
+        if outcome != "pass":
+            h.records[release] = ItemRecord.from_dict({
+                "case": key, "item": "cpu-O0", "outcome": outcome, "verdict": "FAIL",
+                "stages": [{"stage": "compile", "status": "fail", "detail": text, "log": ""}]})
+    return h
+
+
+def target(outcome="compile-fail", match=r"expected number of static shape dims"):
+    w = Window(first_bad="3.4.0", last_bad="3.5.0", last_good="3.3.0", first_good="3.6.0")
+    return Target("case-a", "scatter", w, (outcome,), re.compile(match) if match else None)
+
+
+def test_an_item_catches_a_case_only_with_its_signature_in_its_window():
+    t = target()
+    right = history("g::seed=1::cpu-O0", {"3.3.0": "pass", "3.4.0": "compile-fail", "3.5.0": "compile-fail", "3.6.0": "pass"})
+    assert catches(t, right)
+    # planted: each way it is not the case's bug
+    still_bad = history("g::seed=2::cpu-O0", {"3.4.0": "compile-fail", "3.5.0": "compile-fail", "3.6.0": "compile-fail"})
+    other_message = history("g::seed=3::cpu-O0", {"3.4.0": "compile-fail", "3.5.0": "compile-fail", "3.6.0": "pass"},
+                            text="error: failed to bufferize op")
+    onset_bad = history("g::seed=4::cpu-O0", {"3.3.0": "compile-fail", "3.4.0": "compile-fail", "3.5.0": "compile-fail",
+                                              "3.6.0": "pass"})
+    half_window = history("g::seed=5::cpu-O0", {"3.4.0": "compile-fail", "3.5.0": "pass", "3.6.0": "pass"})
+    never_in_window = history("g::seed=6::cpu-O0", {"3.6.0": "pass"})
+    for h in (still_bad, other_message, onset_bad, half_window, never_in_window):
+        assert not catches(t, h), h.key
+    # wrong numbers carry no message from one program to another: the outcome and window are the signature
+    numbers = target("compare-fail", r"output 0: \(27\)/75 elements differ")
+    assert catches(numbers, history("g::seed=7::cpu-O0", {"3.4.0": "compare-fail", "3.5.0": "compare-fail", "3.6.0": "pass"},
+                                    text="output 1: 3/8 elements differ"))
+
+
+def test_recall_rows_say_what_caught_each_case_or_why_not():
+    scan = Scan(RELEASES, {}, {h.key: h for h in [
+        history("g::seed=1::cpu-O0", {"3.3.0": "pass", "3.4.0": "compile-fail", "3.5.0": "compile-fail", "3.6.0": "pass"})]})
+    empty = Scan(RELEASES, {}, {})
+    missed = Target("case-b", "other", Window("3.4.0", "3.5.0", None, "3.6.0"), ("run-crash",), None)
+    rows = recall([target(), missed], {"graph": scan, "old": empty})
+    assert share(rows, "graph") == (1, 2) and share(rows, "old") == (0, 2)
+    assert rows[0].caught_by["graph"] == "g::seed=1::cpu-O0"
+    assert why_missed(missed, scan) == "no program shows run-crash inside the window"
+    text = markdown(rows, {"graph": scan, "old": empty}, {"graph": "1 program", "old": "none"})
+    assert text.rstrip().endswith("overall recall: 1 of 2 (50%)")
+    assert "| case-a | scatter | 3.3.0 < [3.4.0 .. 3.5.0] < 3.6.0 | caught by `g::seed=1::cpu-O0` | missed:" in text
+
+
+def test_survey_pairs_are_checked_against_the_library(tmp_path):
+    bad = tmp_path / "pairs.toml"
+    bad.write_text('[[row]]\nthread = "iree-org/iree#1"\npairs = [["permute", "topkk"]]\n')
+    with pytest.raises(CaseError, match=r"pairs\.toml: field 'row\[0\]\.pairs\[0\]': 'topkk' is not an op"):
+        read_survey_pairs(bad)
+    bad.write_text('[[row]]\nthread = "iree-org/iree#1"\npairs = []\n')
+    with pytest.raises(CaseError, match=r"field 'row\[0\]\.why': a row with no pairs says why"):
+        read_survey_pairs(bad)
+    good = tmp_path / "good.toml"
+    good.write_text('[[row]]\nthread = "iree-org/iree#1"\npairs = [["permute", "topk"], ["topk", "gather"]]\n')
+    rows = read_survey_pairs(good)
+    assert summary_line(rows, {("permute", "topk"): 3}) == "op-pair coverage: 1 of 2 survey pairs (50%)"
+    assert summary_line(rows, {}) == "op-pair coverage: 0 of 2 survey pairs (0%)"
+
+
+def test_the_programs_pairs_are_their_recipes_pairs():
+    held = held_pairs(3)
+    assert held and all(a != "input" for a, _ in held)
+    assert all(n >= 1 for n in held.values())
+    assert held == held_pairs(3)  # seeded: the same every time
+
+
+def test_the_survey_pairs_file_reads():
+    rows = read_survey_pairs()
+    assert len(rows) >= 100 and sum(1 for r in rows if r.pairs) >= 50
