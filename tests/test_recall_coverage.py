@@ -15,13 +15,14 @@ RELEASES = ["3.3.0", "3.4.0", "3.5.0", "3.6.0"]
 BUG = "error: 'tensor.expand_shape' op expected number of static shape dims"
 
 
-def history(key, outcomes, text=BUG):
+def history(key, outcomes, text=BUG, ops=("index_put",)):
     h = ItemHistory(key)
     for release, outcome in outcomes.items():
         h.outcomes[release] = outcome
         if outcome != "pass":
             h.records[release] = ItemRecord.from_dict({
                 "case": key, "item": "cpu-O0", "outcome": outcome, "verdict": "FAIL",
+                "traits": [f"op={o}" for o in ops],
                 "stages": [{"stage": "compile", "status": "fail", "detail": text, "log": ""}]})
     return h
 
@@ -45,10 +46,26 @@ def test_an_item_catches_a_case_only_with_its_signature_in_its_window():
     never_in_window = history("g::seed=6::cpu-O0", {"3.6.0": "pass"})
     for h in (still_bad, other_message, onset_bad, half_window, never_in_window):
         assert not catches(t, h), h.key
-    # wrong numbers carry no message from one program to another: the outcome and window are the signature
-    numbers = target("compare-fail", r"output 0: \(27\)/75 elements differ")
-    assert catches(numbers, history("g::seed=7::cpu-O0", {"3.4.0": "compare-fail", "3.5.0": "compare-fail", "3.6.0": "pass"},
-                                    text="output 1: 3/8 elements differ"))
+    # an unsupported release inside the window hides the bug there: no pass, still caught
+    hidden = history("g::seed=8::cpu-O0", {"3.4.0": "unsupported", "3.5.0": "compile-fail", "3.6.0": "pass"})
+    assert catches(t, hidden)
+    # wrong numbers carry no message from one program to another: the outcome, the window and
+    # one of the case's own ops are the signature
+    numbers = Target("case-n", "other", t.window, ("compare-fail",), re.compile(r"output 0: \(27\)/75"),
+                     frozenset({"remainder", "add"}))
+    wrong = {"3.4.0": "compare-fail", "3.5.0": "compare-fail", "3.6.0": "pass"}
+    assert catches(numbers, history("g::seed=7::cpu-O0", wrong, text="output 1: 3/8 elements differ",
+                                    ops=("remainder", "flip")))
+    assert not catches(numbers, history("g::seed=9::cpu-O0", wrong, ops=("flip",)))  # none of its ops
+    assert not catches(numbers, history("g::seed=10::cpu-O0", wrong, ops=("add",)))  # add says nothing
+
+
+def test_a_case_program_s_ops_are_read_from_its_source():
+    from harness.sweep.recall import ops_spelled
+
+    source = "y = x.permute(1, 0) % 3\nz = torch.index_select(y, 0, i) >> 1\nreturn torch.cumsum(z, 0)"
+    assert {"permute", "remainder", "index_select", "shift", "cumsum"} <= ops_spelled(source)
+    assert "sdpa" not in ops_spelled(source)
 
 
 def test_recall_rows_say_what_caught_each_case_or_why_not():

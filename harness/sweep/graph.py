@@ -3,8 +3,8 @@
 `graph(seed, sweep)` draws 1 to 3 inputs (dtype, rank, sizes), then 2 to 10 ops, each one
 any op of the library that the values at hand fit: the newest value most often (chains),
 an older one otherwise (a value used twice: a residual, a mask built once), two values
-for a binary op. A family sweep keeps at least one of its family's ops in the graph; the
-plain sweep has none. The program returns its sinks (values no op consumed), the newest
+for a binary op. A family sweep keeps at least one of its family's ops in the graph and
+may hold any other op, other families' too; the plain sweep has no family op. The program returns its sinks (values no op consumed), the newest
 first. Ops are drawn rare-first: an op the graph has not used yet, and a (producer ->
 consumer) pair not yet seen, weigh more, so that the library is covered evenly.
 
@@ -116,9 +116,10 @@ def draw_graph(seed: int, sweep: str, family: str | None) -> Drawn:
         first = first or t
         d.values.append(Value(d.new_input(t), t, "input"))
     length = rng.randint(2, 10)
-    context = [o for o in LIBRARY.values() if not o.family or (family and o.family == family)]
-    if not family:  # the plain sweep: no family op at all
-        context = [o for o in LIBRARY.values() if not o.family]
+    # A family sweep's context is the whole library: another family's op is a neighbour
+    # like any other (a permute beside an sdpa is in three survey rows). The plain sweep
+    # has no family op at all.
+    context = list(LIBRARY.values()) if family else [o for o in LIBRARY.values() if not o.family]
     at = rng.randrange(length) if family_ops else -1
     steps = 0
     while steps < length:

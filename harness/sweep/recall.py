@@ -4,12 +4,13 @@ the suite's historic cases hold?
 A case counts when its window is historic (a bad and a good release measured, inside the
 PyPI releases) and a person wrote it from an upstream thread (not `found_by` a sweep: the
 generator cannot be credited with its own finds). A generated item catches it when, in a
-sweep scan's records, it fails with the case's signature on every release of the window
-it ran on (at least one), and passes on the case's first good release (and on its last
-good one, where the case has one and the item ran there). The signature is the window's
-outcome and, for a diagnostic, the case's own message (`match`); wrong numbers have no
-message that carries over from one program to another, so for them the outcome and the
-window are the signature.
+sweep scan's records, it shows the case's signature on the case's last bad release,
+passes on no release inside the window, passes on the case's first good release, and on
+its last good one where the item ran there; exactly: catches() below. The
+signature is the window's outcome and, for a diagnostic, the case's own message
+(`match`); wrong numbers have no message that carries over from one program to another,
+so for them the outcome, the window and one op of the case's own program (SPELLINGS) are
+the signature: a resemblance, said as such, never a checked same_as.
 
 Nothing is compiled here: `iree-regress sweep recall` reads the scans' records.
 """
@@ -24,9 +25,40 @@ from packaging.version import Version
 
 from ..case import Case, Window
 from ..outcomes import NUMBERS_OUTCOMES, PASS_OUTCOME
-from .scan import ItemHistory, Scan
+from .scan import UNSUPPORTED, ItemHistory, Scan
 
 GENERATOR_FOUND = "iree-regress sweep"
+
+# How a case's PyTorch program spells an op of the library: wrong numbers carry no message
+# from one program to another, so a program must also hold one of the case's own ops to
+# catch it (ops every program holds, add and mul, say nothing and are left out).
+SPELLINGS = {
+    "permute": r"\.permute\(", "transpose": r"\.transpose\(|\.mT\b|\.T\b", "flip": r"\.flip\(|torch\.flip",
+    "narrow": r"\.narrow\(", "roll": r"\.roll\(", "strided_slice": r"::\s*\d|\[[^]]*:[^]]*:\s*\d",
+    "flatten": r"\.flatten\(", "reshape_group": r"\.reshape\(|\.view\(", "view_split": r"\.view\(",
+    "unflatten": r"\.unflatten\(", "squeeze": r"\.squeeze\(", "unsqueeze": r"\.unsqueeze\(",
+    "expand": r"\.expand\(", "broadcast_to": r"broadcast_to", "cat": r"torch\.cat\(|torch\.concat",
+    "stack": r"torch\.stack\(", "split": r"\.split\(", "chunk": r"\.chunk\(", "pad": r"functional\.pad|F\.pad",
+    "gather": r"\.gather\(|torch\.gather", "index_select": r"index_select", "take_along_dim": r"take_along_dim",
+    "scatter": r"\.scatter_?\(", "scatter_add": r"scatter_add", "scatter_reduce": r"scatter_reduce",
+    "index_put": r"index_put|\]\s*=|\]\s*\+=", "one_hot": r"one_hot", "embedding": r"embedding",
+    "masked_fill": r"masked_fill", "where_causal": r"torch\.where|tril|triu", "matmul": r"matmul|@|\.mm\(|bmm",
+    "matmul_transposed": r"matmul|@", "self_matmul": r"matmul|@", "bmm": r"bmm|matmul", "linear": r"linear|Linear",
+    "einsum": r"einsum", "conv1d": r"conv1d|Conv1d", "conv2d": r"conv2d|Conv2d|conv_transpose",
+    "sum": r"\.sum\(|torch\.sum", "mean": r"\.mean\(|torch\.mean|avg_pool", "amax": r"amax|\.max\(",
+    "argmax": r"argmax", "cumsum": r"cumsum", "softmax": r"softmax", "log_softmax": r"log_softmax",
+    "layer_norm": r"layer_norm|LayerNorm", "group_norm": r"group_norm|GroupNorm", "rms_norm": r"rsqrt|rms",
+    "cast": r"\.to\(|\.float\(|\.half\(|\.int\(|\.long\(|\.double\(", "compare": r"[<>]=?\s*\d|==|!=",
+    "compare_select": r"torch\.where", "clamp": r"clamp", "int_div": r"//|floor_divide|\.div\(",
+    "remainder": r"%|remainder|fmod", "shift": r">>|<<|shift", "exp": r"\.exp\(|torch\.exp", "tanh": r"tanh",
+    "erf": r"erf", "abs_neg": r"\.abs\(|torch\.abs", "bool_logic": r"logical_|[&|^]", "topk": r"topk",
+    "sort": r"\.sort\(|torch\.sort", "argsort": r"argsort", "sdpa": r"scaled_dot_product_attention",
+}
+
+
+def ops_spelled(source: str) -> frozenset[str]:
+    """The library ops a PyTorch program's source spells (SPELLINGS)."""
+    return frozenset(name for name, pattern in SPELLINGS.items() if re.search(pattern, source))
 
 
 @dataclass(frozen=True)
@@ -37,6 +69,7 @@ class Target:
     window: Window
     outcomes: tuple[str, ...]
     match: re.Pattern | None
+    ops: frozenset[str] = frozenset()  # the library ops its program spells (wrong numbers need one)
 
     def label(self) -> str:
         w = self.window
@@ -57,7 +90,8 @@ def historic_targets(cases: list[Case], releases: list[str]) -> list[Target]:
         w = done[-1]
         outcomes = w.bad_outcomes or case.history.bad_outcomes
         match = w.bad_match or case.history.bad_match
-        out.append(Target(case.slug, case.family, w, tuple(outcomes), match))
+        program = case.torch_model.read_text(errors="replace") if case.torch_model else ""
+        out.append(Target(case.slug, case.family, w, tuple(outcomes), match, ops_spelled(program)))
     return out
 
 
@@ -66,19 +100,34 @@ def _shows(t: Target, h: ItemHistory, release: str) -> bool:
     if outcome not in t.outcomes:
         return False
     if outcome in NUMBERS_OUTCOMES or t.match is None:
-        return True
+        return _shares_an_op(t, h)
     record = h.records.get(release)
     return record is not None and bool(t.match.search(record.failure_text()))
 
 
+def _shares_an_op(t: Target, h: ItemHistory) -> bool:
+    """For a signature without a message: the program holds one of the case's own ops (its
+    traits name them: op=..., or a composition's context and family ops)."""
+    record = next(iter(h.records.values()), None)
+    held = {trait.partition("=")[2] for trait in (record.traits if record else [])}
+    return bool(held & (t.ops - {"add", "mul"}))
+
+
 def catches(t: Target, h: ItemHistory) -> bool:
+    """The case's signature on its last bad release, no pass anywhere inside its window
+    (a release that cannot read the program, or fails it another way, hides the bug
+    there and is no pass), a pass on its first good release, and a pass on its last
+    good one where the program ran there."""
     w = t.window
-    bad = [r for r in h.outcomes if w.holds(r)]
-    if not bad or not all(_shows(t, h, r) for r in bad):
+    inside = [r for r in h.outcomes if w.holds(r)]
+    if w.last_bad not in inside or not _shows(t, h, w.last_bad):
+        return False
+    if any(h.outcomes[r] == PASS_OUTCOME for r in inside):
         return False
     if h.outcomes.get(w.first_good) != PASS_OUTCOME:
         return False
-    return w.last_good is None or h.outcomes.get(w.last_good, PASS_OUTCOME) == PASS_OUTCOME
+    # The onset: a pass on the last good release, where the program ran there.
+    return w.last_good is None or h.outcomes.get(w.last_good) in (None, PASS_OUTCOME, UNSUPPORTED)
 
 
 def why_missed(t: Target, scan: Scan) -> str:
@@ -94,7 +143,9 @@ def why_missed(t: Target, scan: Scan) -> str:
     fixed = [h for h in shown if h.outcomes.get(w.first_good) == PASS_OUTCOME]
     if not fixed:
         return f"{len(shown)} programs show it inside the window, none passes on {w.first_good}"
-    return f"{len(fixed)} programs show it and pass on {w.first_good}, but not on every release of the window or on {w.last_good}"
+    onset = f" or show it on {w.last_good}" if w.last_good else ""
+    return (f"{len(fixed)} programs show it and pass on {w.first_good}, but not on {w.last_bad}, "
+            f"or pass inside the window{onset}")
 
 
 @dataclass(frozen=True)

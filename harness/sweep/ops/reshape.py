@@ -36,7 +36,7 @@ def _view(rng, a: T) -> Made:
                 "reshape(n/2,2m)")
 
 
-@op("squeeze", "reshape", "a dim of size 1", lambda a: 1 in a.shape)
+@op("squeeze", "reshape", "a dim of size 1", lambda a: 1 in a.shape, weight=1.5)
 def _squeeze(rng, a: T) -> Made:
     d = a.shape.index(1)
     return Made(a.with_(shape=[s for i, s in enumerate(a.shape) if i != d]), f"{{a}}.squeeze({d})", f"squeeze({d})")
@@ -54,7 +54,7 @@ def _expand(rng, a: T) -> Made:
     return Made(a.with_(shape=[3, *a.shape]), f"{{a}}.unsqueeze(0).expand(3, {rest})", "expand(3,...)")
 
 
-@op("broadcast_to", "reshape", "a dim of size 1: broadcast to 5", lambda a: 1 in a.shape)
+@op("broadcast_to", "reshape", "a dim of size 1: broadcast to 5", lambda a: 1 in a.shape, weight=1.5)
 def _broadcast(rng, a: T) -> Made:
     d = a.shape.index(1)
     shape = [5 if i == d else s for i, s in enumerate(a.shape)]
