@@ -1,0 +1,92 @@
+"""Builder of the models sweep (sweeps/models.toml): whole models from transformers (its
+text and its vision models), in small configurations with seeded random weights (nothing is
+downloaded), exported as users export them: torch.export with a dynamic batch, and a
+dynamic sequence for text models.
+
+Each architecture is one entry: how its model.py builds the model, the forward call, the
+example inputs, and which input dims are dynamic. The golden is PyTorch eager on the same
+weights (the seed is set before the model is built, so a model is the same everywhere).
+"""
+
+from harness.sweep.program import Program
+
+# (kind, construction, forward body, inputs, dynamic dims per input)
+TEXT = ("ids", "mask")
+ARCHITECTURES = {
+    "bert": ("transformers", "transformers.BertModel(transformers.BertConfig(vocab_size=96, hidden_size=32, "
+             "num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, max_position_embeddings=64))",
+             "m(input_ids=ids, attention_mask=mask).last_hidden_state", TEXT),
+    "distilbert": ("transformers", "transformers.DistilBertModel(transformers.DistilBertConfig(vocab_size=96, dim=32, "
+                   "n_layers=2, n_heads=2, hidden_dim=64, max_position_embeddings=64))",
+                   "m(input_ids=ids, attention_mask=mask).last_hidden_state", TEXT),
+    "gpt2": ("transformers", "transformers.GPT2Model(transformers.GPT2Config(vocab_size=96, n_embd=32, n_layer=2, "
+             "n_head=2, n_positions=64))", "m(input_ids=ids, attention_mask=mask).last_hidden_state", TEXT),
+    "llama": ("transformers", "transformers.LlamaModel(transformers.LlamaConfig(vocab_size=96, hidden_size=32, "
+              "num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=64, "
+              "max_position_embeddings=64))", "m(input_ids=ids, attention_mask=mask).last_hidden_state", TEXT),
+    "qwen2": ("transformers", "transformers.Qwen2Model(transformers.Qwen2Config(vocab_size=96, hidden_size=32, "
+              "num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=64, "
+              "max_position_embeddings=64))", "m(input_ids=ids, attention_mask=mask).last_hidden_state", TEXT),
+    "t5-encoder": ("transformers", "transformers.T5EncoderModel(transformers.T5Config(vocab_size=96, d_model=32, "
+                   "d_kv=8, d_ff=64, num_layers=2, num_heads=4))",
+                   "m(input_ids=ids, attention_mask=mask).last_hidden_state", TEXT),
+    "vit": ("transformers", "transformers.ViTModel(transformers.ViTConfig(image_size=32, patch_size=8, hidden_size=32, "
+            "num_hidden_layers=2, num_attention_heads=2, intermediate_size=64))",
+            "m(pixel_values=x).last_hidden_state", ("image",)),
+    "swin": ("transformers", "transformers.SwinModel(transformers.SwinConfig(image_size=32, patch_size=4, embed_dim=16, "
+             "depths=[1, 1], num_heads=[2, 2], window_size=4))", "m(pixel_values=x).last_hidden_state", ("image",)),
+    "resnet": ("transformers", "transformers.ResNetModel(transformers.ResNetConfig(embedding_size=16, "
+               "hidden_sizes=[16, 32], depths=[1, 1], layer_type='basic'))", "m(pixel_values=x).last_hidden_state",
+               ("image",)),
+    "convnext": ("transformers", "transformers.ConvNextModel(transformers.ConvNextConfig(hidden_sizes=[16, 32], "
+                 "depths=[1, 1], num_stages=2))", "m(pixel_values=x).last_hidden_state", ("image",)),
+    "mobilenet-v2": ("transformers", "transformers.MobileNetV2Model(transformers.MobileNetV2Config(image_size=32, "
+                     "depth_multiplier=0.25))", "m(pixel_values=x).last_hidden_state", ("image",)),
+    "efficientnet": ("transformers", "transformers.EfficientNetModel(transformers.EfficientNetConfig(image_size=32, "
+                     "width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=320))",
+                     "m(pixel_values=x).last_hidden_state", ("image",)),
+}
+
+
+def _inputs(kind: tuple[str, ...]) -> tuple[list[str], list[str], str]:
+    """(forward args, example input expressions, dynamic_shapes body)."""
+    if kind == ("image",):
+        return (["x"], ["torch.randn(2, 3, 32, 32, generator=torch.Generator().manual_seed(1))"],
+                "    batch = torch.export.Dim('batch', min=2, max=16)\n    return {'x': {0: batch}}")
+    return (["ids", "mask"],
+            ["torch.randint(0, 96, (2, 16), generator=torch.Generator().manual_seed(1))",
+             "torch.ones(2, 16, dtype=torch.int64)"],
+            "    batch = torch.export.Dim('batch', min=2, max=16)\n"
+            "    sequence = torch.export.Dim('sequence', min=2, max=64)\n"
+            "    return {'ids': {0: batch, 1: sequence}, 'mask': {0: batch, 1: sequence}}")
+
+
+def build(p: dict):
+    arch = p["arch"]
+    package, construction, call, kind = ARCHITECTURES[arch]
+    args, inputs, dynamic = _inputs(kind)
+    source = f'''"""models sweep: {arch} ({package}), a small configuration with seeded random weights
+(nothing downloaded), exported with a dynamic batch{" and sequence" if kind == TEXT else ""}."""
+import torch
+import {package}
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)  # the same weights on every machine
+        self.m = {construction}.eval()
+
+    def forward(self, {", ".join(args)}):
+        m = self.m
+        return {call}
+
+
+def example_inputs():
+    return ({", ".join(inputs)},)
+
+
+def dynamic_shapes():
+{dynamic}
+'''
+    return Program(source, dtype="f32", traits=(f"arch={arch}", f"package={package}"))
