@@ -108,7 +108,7 @@ def main() -> int:
                "warm_s": round(warm, 1), "floor_s": round(floor, 1), "commands": len(commands),
                "warm_over_cold": round(warm / cold, 3), "cold_over_floor": round(cold / floor, 3)}
     print(f"cold {cold:.1f} s | warm {warm:.1f} s | floor {floor:.1f} s | "
-          f"warm/cold {warm / cold:.1%} (aim < 10%) | cold/floor {cold / floor:.2f}x (aim <= 1.25x)")
+          f"warm/cold {warm / cold:.1%} (aim <= 2%) | cold/floor {cold / floor:.2f}x (aim <= 1.10x)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(summary, indent=2) + "\n")
     return 0

@@ -154,12 +154,16 @@ def pytest_configure(config):
             session.shard = shard.parse(config.getoption("shard"))
         except shard.ShardError as e:
             raise pytest.UsageError(str(e)) from None
-        # Resolved now: reports/results.jsonl is re-linked to this run's file at its start.
-        given = (config.workerinput.get("iree_shard_durations") if _is_worker(config)
-                 else config.getoption("shard_durations"))
+    # Resolved now: reports/results.jsonl is re-linked to this run's file at its start.
+    if _is_worker(config):
+        given = config.workerinput.get("iree_shard_durations")
+    else:
+        given = config.getoption("shard_durations")
         if given and not Path(given).is_file():
             raise pytest.UsageError(f"--shard-durations {given}: no such results file")
-        session.durations = str(Path(given).resolve()) if given else ""
+        previous = reports / "results.jsonl"  # the last run here: what orders the cases
+        given = given or (str(previous.resolve()) if previous.is_file() else "")
+    session.durations = str(Path(given).resolve()) if given else ""
     if config.getoption("generated_share"):
         try:
             session.generated_share = shard.parse(config.getoption("generated_share"), "--generated-share")
@@ -293,21 +297,27 @@ def _runs_cases(config) -> bool:
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """--shard K/N: keep the cases of share K (the same on every machine and worker)."""
+    """--shard K/N: keep the cases of share K (the same on every machine and worker). Under
+    xdist, the costliest cases first (a previous run's seconds, else their item counts):
+    each worker takes whole cases in this order, so a big case never starts last and
+    leaves the other workers idle at the end."""
     session = session_of(config)
-    if session.shard is None:
-        return
-    k, n = session.shard
     cases: dict[str, list[str]] = {}
     for item in items:
         if isinstance(item, CaseItem):
             cases.setdefault(item.ref.case, []).append(item.name)
-    placed = shard.assign(cases, shard.durations(session.durations or None), n)
-    kept = [i for i in items if not isinstance(i, CaseItem) or placed[i.ref.case] == k - 1]
-    dropped = [i for i in items if i not in kept]
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
+    seconds = shard.durations(session.durations or None) if (session.shard or _is_worker(config)) else {}
+    if session.shard is not None:
+        k, n = session.shard
+        placed = shard.assign(cases, seconds, n)
+        kept = [i for i in items if not isinstance(i, CaseItem) or placed[i.ref.case] == k - 1]
+        dropped = [i for i in items if i not in kept]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+    if _is_worker(config):
+        rank = {case: n for n, case in enumerate(shard.heaviest_first(cases, seconds))}
+        items.sort(key=lambda i: rank.get(i.ref.case, -1) if isinstance(i, CaseItem) else -1)
 
 
 def pytest_sessionstart(session):

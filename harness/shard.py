@@ -76,13 +76,19 @@ def _costs(cases: dict[str, list[str]], seconds: dict[str, float]) -> dict[str, 
             for case, items in cases.items()}
 
 
+def heaviest_first(cases: dict[str, list[str]], seconds: dict[str, float]) -> list[str]:
+    """The cases, costliest first (deterministic: ties by name)."""
+    cost = _costs(cases, seconds)
+    return sorted(cost, key=lambda c: (-cost[c], c))
+
+
 def assign(cases: dict[str, list[str]], seconds: dict[str, float], n: int) -> dict[str, int]:
     """case -> shard (0-based), least duration first; deterministic."""
     cost = _costs(cases, seconds)
     loads = [(0.0, shard) for shard in range(n)]
     heapq.heapify(loads)
     placed = {}
-    for case in sorted(cost, key=lambda c: (-cost[c], c)):
+    for case in heaviest_first(cases, seconds):
         load, shard = heapq.heappop(loads)
         placed[case] = shard
         heapq.heappush(loads, (load + cost[case], shard))
