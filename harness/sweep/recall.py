@@ -2,8 +2,8 @@
 the suite's historic cases hold?
 
 A case counts when its window is historic (a bad and a good release measured, inside the
-PyPI releases) and a person wrote it from an upstream thread (not `found_by` a sweep: the
-generator cannot be credited with its own finds). A generated item catches it when, in a
+PyPI releases) and a person wrote it from an upstream thread (not `found_by` the suite: a
+generator cannot be credited with its own finds, nor with a grid's). A generated item catches it when, in a
 sweep scan's records, it shows the case's signature on the case's last bad release,
 passes on no release inside the window, passes on the case's first good release, and on
 its last good one where the item ran there; exactly: catches() below. The
@@ -26,8 +26,6 @@ from packaging.version import Version
 from ..case import Case, Window
 from ..outcomes import NUMBERS_OUTCOMES, PASS_OUTCOME
 from .scan import UNSUPPORTED, ItemHistory, Scan
-
-GENERATOR_FOUND = "iree-regress sweep"
 
 # How a case's PyTorch program spells an op of the library: wrong numbers carry no message
 # from one program to another, so a program must also hold one of the case's own ops to
@@ -81,7 +79,7 @@ def historic_targets(cases: list[Case], releases: list[str]) -> list[Target]:
     known = {Version(r) for r in releases}
     out = []
     for case in cases:
-        if case.found_by.startswith(GENERATOR_FOUND):
+        if case.found_by:  # the suite's own finds (a sweep's, a grid's): not the net's to catch again
             continue
         done = [w for w in case.history.windows if w.first_good and Version(w.first_good) in known
                 and Version(w.first_bad) in known]
