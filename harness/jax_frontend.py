@@ -10,15 +10,19 @@ emits for the whole function: JAX's own lowering, scatter dimension numbers, sor
 comparators, f16 sums accumulated in f32 and all, as a JAX user's program gets it.
 
 Two references: PyTorch eager (the golden, as for every frontend) and XLA on the CPU
-running the same JAX function on the same inputs (`xla_outputs`); the compare stage
-says when the two disagree (a reference problem, never IREE's verdict).
+running the same JAX function on the same inputs (`write_import`: one trace makes both
+the text and those outputs); the compare stage says when the two disagree (a reference
+problem, never IREE's verdict).
 
 An ATen op the table lacks is the frontend's failure (UnsupportedOp names it), never
 IREE's. Every result is cast to the dtype the export recorded for it, so PyTorch's type
-promotion holds whatever JAX's would have been.
+promotion holds whatever JAX's would have been; a result of another shape than the
+recorded one is the table's mistake, refused the same way.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -49,8 +53,12 @@ def traced(program):
 
 def export_stablehlo(program) -> str:
     """The program as JAX writes it: a StableHLO module whose public function is @main."""
-    jax = _jax()
     function, args = traced(program)
+    return _lowered(function, args)
+
+
+def _lowered(function, args) -> str:
+    jax = _jax()
     specs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args]
     text = jax.jit(function).lower(*specs).as_text()
     if f"func.func public @{FUNCTION}(" not in text:
@@ -58,21 +66,23 @@ def export_stablehlo(program) -> str:
     return text
 
 
-def xla_outputs(program, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    """What XLA on the CPU computes for the same function on `inputs`."""
+def _xla(function, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """What XLA on the CPU computes for the function on `inputs`."""
     jax = _jax()
-    function, _ = traced(program)
     with jax.default_device(jax.devices("cpu")[0]):
         outputs = jax.jit(function)(*inputs)
     return [np.asarray(o) for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])]
 
 
-def save_xla_outputs(program_path, out, inputs: list[np.ndarray]) -> None:
-    """The second reference, as xla<i>.npy beside the eager outputs in `out` (the compare
-    stage says when the two references disagree)."""
+def write_import(program_path, out, inputs: list[np.ndarray]) -> None:
+    """The torch job's StableHLO import, from one trace of the program: out/model.mlir as
+    JAX writes it, and the second reference beside the eager outputs, XLA's xla<i>.npy on
+    `inputs` (the compare stage says when the two references disagree)."""
     from .reference import load_program, save_arrays
 
-    save_arrays(out, "xla", xla_outputs(load_program(program_path), inputs))
+    function, args = traced(load_program(program_path))
+    (out / "model.mlir").write_text(_lowered(function, args))
+    save_arrays(out, "xla", _xla(function, inputs))
 
 
 class _Interpreter:
@@ -110,7 +120,7 @@ class _Interpreter:
         op = name.split(".")[0]
         if op == "getitem":
             return env[node.args[0].name][node.args[1]]
-        handler = OPS.get(op)
+        handler = OPS().get(op)
         if handler is None:
             raise UnsupportedOp(f"the StableHLO path has no lowering for aten.{name}")
 
@@ -125,12 +135,11 @@ class _Interpreter:
         kwargs = {k: value(v) for k, v in node.kwargs.items()}
         meta = node.meta.get("val")
         try:
-            result = handler(Call(node, meta, torch), *args, **kwargs)
-        except UnsupportedOp:
-            raise
+            return _as_recorded(handler(Call(node, meta, torch), *args, **kwargs), meta)
+        except UnsupportedOp as e:
+            raise UnsupportedOp(f"aten.{name}: {e}") from None
         except (TypeError, ValueError) as e:
             raise UnsupportedOp(f"aten.{name}: {e}") from None
-        return _as_recorded(result, meta)
 
 
 class Call:
@@ -178,8 +187,8 @@ def _as_recorded(result, meta):
     if result.dtype != want:
         result = result.astype(want)
     shape = tuple(int(d) for d in meta.shape)
-    if tuple(result.shape) != shape:
-        result = jnp.broadcast_to(result, shape) if result.size != np.prod(shape, dtype=int) else result.reshape(shape)
+    if tuple(result.shape) != shape:  # the table's mistake, never hidden by a reshape
+        raise UnsupportedOp(f"gave shape {list(result.shape)} where the export recorded {list(shape)}")
     return result
 
 
@@ -504,13 +513,4 @@ def _ops():
     }
 
 
-class _Table(dict):
-    """The ATen table, built on first use (jax imports only where the path runs)."""
-
-    def get(self, key, default=None):
-        if not self:
-            self.update(_ops())
-        return super().get(key, default)
-
-
-OPS = _Table()
+OPS = functools.cache(_ops)  # built on first use: jax is imported only where the path runs

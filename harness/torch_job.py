@@ -19,6 +19,7 @@ reference stays PyTorch eager, XLA is the second one.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import traceback
@@ -47,14 +48,14 @@ def main(argv=None) -> int:
 
         _, outputs = write_golden(args.program, args.golden)
         if args.import_mlir:
+            imported = args.golden / "import"
             try:
-                mlir = _imported(args)
+                _write_import(args, imported, load_arrays(args.golden / "inputs"))
             except Exception:  # the import stage runs it again and records its failure
+                shutil.rmtree(imported, ignore_errors=True)
                 traceback.print_exc()
                 return 0
-            save_arrays(args.golden / "import", "eager", [np.load(p) for p in outputs])
-            (args.golden / "import" / "model.mlir").write_text(mlir)
-            _second_reference(args, args.golden / "import", load_arrays(args.golden / "inputs"))
+            save_arrays(imported, "eager", [np.load(p) for p in outputs])
         return 0
     if args.out_dir is None:
         parser.error("INPUTS_DIR and OUT_DIR are required without --golden")
@@ -65,29 +66,22 @@ def main(argv=None) -> int:
     inputs = load_arrays(args.inputs_dir)
     save_arrays(args.out_dir, "eager", eager(program, inputs))
     if args.import_mlir:
-        (args.out_dir / "model.mlir").write_text(_imported(args))
-        _second_reference(args, args.out_dir, inputs)
+        _write_import(args, args.out_dir, inputs)
     return 0
 
 
-def _second_reference(args, out: Path, inputs) -> None:
+def _write_import(args, out: Path, inputs) -> None:
+    """out/model.mlir, the program as the frontend writes it for IREE: iree-turbine's torch
+    dialect, or the StableHLO JAX writes (with XLA's outputs on `inputs` beside it)."""
+    out.mkdir(parents=True, exist_ok=True)
     if args.frontend == "stablehlo":
-        from .jax_frontend import save_xla_outputs
+        from .jax_frontend import write_import
 
-        save_xla_outputs(args.program, out, inputs)
-
-
-def _imported(args) -> str:
-    """The program as the frontend writes it for IREE: iree-turbine's torch dialect, or
-    StableHLO."""
-    if args.frontend == "stablehlo":
-        from .reference import load_program
-        from .jax_frontend import export_stablehlo
-
-        return export_stablehlo(load_program(args.program))
+        write_import(args.program, out, inputs)
+        return
     from .importers import export_mlir
 
-    return export_mlir(args.program, args.dynamic_shapes)
+    (out / "model.mlir").write_text(export_mlir(args.program, args.dynamic_shapes))
 
 
 def _through_onnx(args, parser) -> int:

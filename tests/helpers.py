@@ -288,6 +288,17 @@ def write_case(root: Path, slug: str, manifest: dict | str, files: dict | None =
     return d
 
 
+def torch_case_with_golden(tmp_path: Path, monkeypatch, slug: str, model: str, manifest: str) -> Path:
+    """A case of a PyTorch program under tmp_path/cases, with its golden written by
+    `iree-regress golden` (the frontend's reference) and a cache of the test's own."""
+    from harness.cli import main as cli
+
+    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
+    case_dir = write_case(tmp_path / "cases", slug, manifest, {"model.py": model})
+    assert cli(["golden", str(case_dir)]) == 0
+    return case_dir
+
+
 def compile_manifest(**extra) -> dict:
     m = {"title": "a compile case", "kind": "compile", "issues": ["iree-org/iree#1"],
          "source": {"mlir": "model.mlir"},

@@ -643,3 +643,14 @@ def test_a_release_that_measured_only_some_items_is_never_good():
     runs = [run("3.0.0", cpu_O0="pass"), run("3.1.0", cpu_O0=BAD), partial, run("3.3.0", cpu_O0="pass")]
     (w,) = windows(runs, BUFFERIZE).windows
     assert w.first_good == "3.3.0"  # not the partly measured 3.2.0
+
+
+def test_a_failure_beside_the_bug_with_no_message_is_never_written_without_one():
+    from harness.history.others import Other
+    from harness.item import ItemId
+
+    wordless = Other(frozenset({ItemId.parse("vulkan-O0")}), "run-crash", None, "3.4.0", "3.5.0")
+    block = wordless.block()
+    assert "match =" not in block and "# match: none could be derived" in block
+    said = Other(frozenset({ItemId.parse("vulkan-O0")}), "run-crash", r"crashed \(SIGSEGV\)", "3.4.0", "3.5.0")
+    assert 'match = "crashed \\\\(SIGSEGV\\\\)"' in said.block() and 'compiler = ">=3.4.0,<=3.5.0"' in said.block()

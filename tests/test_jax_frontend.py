@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from harness.case import load_case
-from harness.cli import main as cli
 from harness.item import settings_with
 from harness.runner import run_matrix_item
 from harness.toolchain import resolve
+from helpers import torch_case_with_golden
 
 # One program through most of what the table knows: a layout change, index arithmetic
 # with a Python remainder of negative values, a scatter, a gather, an index_put, topk,
@@ -62,13 +62,7 @@ rtol = 1e-4
 
 
 def _case(tmp_path, monkeypatch, model=MODEL, case=CASE):
-    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
-    case_dir = tmp_path / "cases" / "through-stablehlo"
-    case_dir.mkdir(parents=True)
-    (case_dir / "model.py").write_text(model)
-    (case_dir / "case.toml").write_text(case)
-    assert cli(["golden", str(case_dir)]) == 0
-    return case_dir
+    return torch_case_with_golden(tmp_path, monkeypatch, "through-stablehlo", model, case)
 
 
 def _item(case_dir):
@@ -193,3 +187,20 @@ def test_i64_stays_i64(tmp_path):
                      "def example_inputs():\n    return (torch.ones(3, 4),)\n")
     text = export_stablehlo(load_program(model))
     assert "-> (tensor<3xi64>" in text and "tensor<3x4xi64>" in text
+
+
+def test_a_table_entry_of_the_wrong_shape_is_refused_naming_the_op(tmp_path, monkeypatch):
+    """Planted: flip written as a transpose. The recorded shape tells, and the op is named,
+    never reshaped into place."""
+    from harness import jax_frontend
+    from harness.reference import load_program
+
+    model = tmp_path / "model.py"
+    model.write_text("import torch\n\nclass Model(torch.nn.Module):\n    def forward(self, x):\n"
+                     "        return x.flip(0)\n\n\ndef example_inputs():\n    return (torch.ones(3, 4),)\n")
+    assert "stablehlo.reverse" in jax_frontend.export_stablehlo(load_program(model))
+    table = dict(jax_frontend.OPS())
+    table["flip"] = lambda c, a, dims: a.T
+    monkeypatch.setattr(jax_frontend, "OPS", lambda: table)
+    with pytest.raises(jax_frontend.UnsupportedOp, match=r"aten\.flip\.default: gave shape \[4, 3\] where the export recorded \[3, 4\]"):
+        jax_frontend.export_stablehlo(load_program(model))

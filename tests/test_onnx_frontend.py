@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from harness.case import load_case
-from harness.cli import main as cli
 from harness.item import settings_with
 from harness.runner import run_matrix_item
 from harness.toolchain import resolve
+from helpers import torch_case_with_golden
 
 MODEL = '''import torch
 
@@ -41,12 +41,7 @@ opt_levels = ["O0"]
 
 
 def test_a_case_through_onnx_gets_onnx_runtimes_golden_and_fails_on_a_planted_wrong_value(tmp_path, monkeypatch):
-    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
-    case_dir = tmp_path / "cases" / "permute-softmax-onnx"
-    case_dir.mkdir(parents=True)
-    (case_dir / "model.py").write_text(MODEL)
-    (case_dir / "case.toml").write_text(CASE)
-    assert cli(["golden", str(case_dir)]) == 0
+    case_dir = torch_case_with_golden(tmp_path, monkeypatch, "permute-softmax-onnx", MODEL, CASE)
     assert not (case_dir / "import").exists()  # the exported model stays out of the case
 
     case = load_case(case_dir / "case.toml")

@@ -267,6 +267,12 @@ def cmd_scan(args, case) -> int:
             print(f"window {j}: its own message: {'/'.join(w.bad_outcomes) or 'the bug'} matching /{w.bad_match.pattern}/")
     print(f"status={measured.status} items={', '.join(measured.items)} match={measured.match}")
     unmatched = [j for j, w in enumerate(measured.windows) if w.bad_match is None and not measured.match]
+    wordless = [o for o in others if o.match is None]
+    if args.write and wordless:
+        print(f"not written: no message could be derived for the failures of "
+              f"{', '.join(sorted(i.name for o in wordless for i in o.items))} (not the bug); "
+              "expect them by hand and scan again")
+        return 1
     if args.write and unmatched:
         # A window without its bug's message would take any failure of its outcome for it.
         print(f"not written: no message could be derived for window(s) {', '.join(map(str, unmatched))} "

@@ -33,11 +33,13 @@ class Other:
     last: str
 
     def block(self) -> str:
+        """The [[expect]] it is written as. Without a message it would take any failure of
+        its outcome: prove --scan --write then writes nothing (it says so)."""
         lines = ["[[expect]]", *scope_lines(self.items),
                  f"compiler = {toml_value(f'>={self.first},<={self.last}')}",
                  f"outcome = {toml_value(self.outcome)}"]
-        if self.match:
-            lines.append(f"match = {toml_value(self.match)}")
+        lines.append(f"match = {toml_value(self.match)}" if self.match else
+                     "# match: none could be derived from the failures' text")
         lines.append(f"reason = {toml_value(f'measured {self.first}..{self.last} {OTHER_REASON}')}")
         return "\n".join(lines) + "\n"
 
