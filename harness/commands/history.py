@@ -248,15 +248,21 @@ def cmd_scan(args, case) -> int:
         print(f"the bug shows on {', '.join(sorted(shows))} too: measured as its items")
         bug_names |= shows
         runs = of_items(bug_names)
-    others = other_failures(case, scanned, bug_names)
     beside = {o: vs for o, vs in seen.items() if o not in bug.outcomes}
     for o, vs in beside.items():  # a failure of the bug's items beside the bug: said, never folded into it
         print(f"also seen, not the bug: {o} on {', '.join(vs)}")
+    measured = windows(runs, bug)
+    # The bug's own items belong to its windows there (the bug, or what hides it next to a
+    # window); on the other releases their failures are looked at like any other item's.
+    order = [r.version for r in scanned]
+    spans = [(order.index(w.hidden_before or w.first_bad), order.index(w.hidden_after or w.last_bad))
+             for w in measured.windows if {w.hidden_before or w.first_bad, w.hidden_after or w.last_bad} <= set(order)]
+    others = other_failures(case, scanned, lambda x, version: x.name in bug_names and (
+        bug.state(x).kind == PROBE_BAD or any(lo <= order.index(version) <= hi for lo, hi in spans)))
     for other in others:  # the rest of the matrix: what no expectation explains
-        print(f"also seen on other items, not the bug, no expectation takes it "
+        print(f"also seen beside the bug, no expectation takes it "
               f"({', '.join(sorted(i.name for i in other.items))}):\n"
               + "\n".join("  " + line for line in other.block().splitlines()))
-    measured = windows(runs, bug)
     for w in measured.windows:
         print(f"window: last_good={w.last_good} first_bad={w.first_bad} last_bad={w.last_bad} "
               f"first_good={w.first_good or '(open)'}"

@@ -50,14 +50,15 @@ def _explained(case: Case, result, version: str) -> bool:
     return expectation is not None and expectation.takes(result.outcome, result.failure_text())
 
 
-def other_failures(case: Case, runs: list[ReleaseRun], bug_items: set[str]) -> list[Other]:
-    """Failures of items outside `bug_items` that no expectation of the case takes, as
-    runs of consecutive scanned releases per (target, outcome, message)."""
+def other_failures(case: Case, runs: list[ReleaseRun], is_bug) -> list[Other]:
+    """Failures that are not the bug (`is_bug(result, version)` false: on any item, the bug's
+    own items on releases away from its windows included) and that no expectation of
+    the case takes, as runs of consecutive scanned releases per (target, outcome, message)."""
     # (scope, outcome, match) -> {version: [results]}
     groups: dict[tuple[str, str, str | None], dict[str, list]] = {}
     for run in runs:
         for r in run.results:
-            if r.name in bug_items or r.outcome in (PASS_OUTCOME, SKIP_OUTCOME) or _explained(case, r, run.version):
+            if r.outcome in (PASS_OUTCOME, SKIP_OUTCOME) or is_bug(r, run.version) or _explained(case, r, run.version):
                 continue
             key = (ItemId.parse(r.name).scope, r.outcome, derive_match([r]))
             groups.setdefault(key, {}).setdefault(run.version, []).append(r)

@@ -1,0 +1,52 @@
+"""plain-graph seed 1488 (dynamic dims): inputs x0: i8[10, 12, 8]; narrow(dim=0,start=1)(x0)->v0; expand(3,...)(v0)->v1; cat(dim=0)(v0, x0)->v2; add(v2, v2)->v3; unsqueeze(1)(v3)->v4. Drawn by harness/sweep/graph.py from the seed; the same on every machine."""
+import torch
+
+def values(shape, dtype, kind, seed):
+    """Seeded inputs that hit the hard cases. kind: random; ties (few distinct values);
+    extremes (+-inf, +-0 and the largest finite values for floats, the type's min and
+    max for integers). bf16 is held as the f32 values it rounds to (numpy has no bf16)."""
+    g = torch.Generator().manual_seed(seed)
+    n = 1
+    for s in shape:
+        n *= s
+    if dtype.is_floating_point:
+        if kind == "ties":
+            x = torch.randint(-3, 4, (n,), generator=g).to(torch.float32) / 2
+        else:
+            x = torch.randn(n, generator=g) * 4
+        if kind == "extremes" and n >= 2:
+            big = float(torch.finfo(dtype).max)
+            specials = torch.tensor([float("inf"), -float("inf"), 0.0, -0.0, big, -big])
+            where = torch.randperm(n, generator=g)[: min(n, len(specials))]
+            x[where] = specials[: len(where)]
+        x = x.reshape(shape).to(dtype)
+        return x.to(torch.float32) if dtype == torch.bfloat16 else x
+    info = torch.iinfo(dtype)
+    if kind == "ties":
+        lo, hi = max(info.min, -3), min(info.max, 3)
+    else:
+        lo, hi = max(info.min, -(2 ** 40)), min(info.max, 2 ** 40)
+    x = torch.randint(lo, hi + 1, (n,), generator=g, dtype=torch.int64)
+    if kind == "extremes" and n >= 2:
+        where = torch.randperm(n, generator=g)[:2]
+        x[where[0]], x[where[1]] = info.min, info.max
+    return x.to(dtype).reshape(shape)
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0):
+        v0 = x0.narrow(0, 1, x0.shape[0] - 2)
+        v1 = v0.unsqueeze(0).expand(3, -1, -1, -1)
+        v2 = torch.cat([v0, x0], dim=0)
+        v3 = v2 + v2
+        v4 = v3.unsqueeze(1)
+        return v4, v1
+
+
+def example_inputs():
+    return (values([10, 12, 8], torch.int8, 'ties', seed=0),)
+
+
+def dynamic_shapes():
+    AUTO = torch.export.Dim.AUTO
+    return {'x0': {0: AUTO, 1: AUTO, 2: AUTO}}
