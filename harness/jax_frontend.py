@@ -175,6 +175,8 @@ def _np_dtype(torch_dtype):
 
 def _as_recorded(result, meta):
     """The result with the dtype the export recorded (PyTorch's promotion, not JAX's)."""
+    if result is None:  # a result the table does not make (max_pool2d's indices): never read
+        return None
     if meta is None or isinstance(result, (tuple, list)):
         if isinstance(result, (tuple, list)) and isinstance(meta, (tuple, list)):
             return tuple(_as_recorded(r, m) for r, m in zip(result, meta))
@@ -379,6 +381,27 @@ def _convolution(c, x, w, bias, stride, padding, dilation, transposed, output_pa
     return out if bias is None else out + bias.astype(x.dtype).reshape((1, -1) + (1,) * spatial)
 
 
+def _batch_norm(c, x, weight, bias, mean, var, momentum, eps):
+    """Inference batch norm over dim 1 (running statistics); the two saved statistics
+    torch returns beside it are empty at inference."""
+    jnp = _jnp()
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    y = (x - mean.reshape(shape)) / jnp.sqrt(var.reshape(shape) + eps)
+    y = y * weight.reshape(shape) if weight is not None else y
+    y = y + bias.reshape(shape) if bias is not None else y
+    return y.astype(x.dtype), jnp.zeros((0,), x.dtype), jnp.zeros((0,), x.dtype)
+
+
+def _max_pool(c, x, kernel, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """max_pool2d_with_indices' values (the indices, torch's second result, are not taken)."""
+    if ceil_mode or any(d != 1 for d in dilation):
+        raise UnsupportedOp("max_pool2d with ceil_mode or dilation")
+    stride = tuple(stride) or tuple(kernel)
+    pads = [(0, 0), (0, 0)] + [(p, p) for p in padding]
+    out = _lax().reduce_window(x, -np.inf, _lax().max, (1, 1) + tuple(kernel), (1, 1) + stride, pads)
+    return out, None
+
+
 def _softmax(f):
     def handler(c, a, dim, half_to_float=False):
         dtype = c.dtype
@@ -510,6 +533,9 @@ def _ops():
         "scatter": _scatter, "scatter_add": _scatter_add, "scatter_reduce": _scatter_reduce,
         "index_put": _index_put, "index": _index, "embedding": _embedding,
         "native_layer_norm": _layer_norm, "native_group_norm": _group_norm, "convolution": _convolution,
+        "_native_batch_norm_legit_no_training": _batch_norm, "max_pool2d_with_indices": _max_pool,
+        "relu": _unary(_jax().nn.relu), "hardtanh": lambda c, a, lo=-1.0, hi=1.0: jnp.clip(a, lo, hi),
+        "gelu": lambda c, a, approximate="none": _jax().nn.gelu(a, approximate=approximate == "tanh"),
     }
 
 

@@ -204,3 +204,41 @@ def test_a_table_entry_of_the_wrong_shape_is_refused_naming_the_op(tmp_path, mon
     monkeypatch.setattr(jax_frontend, "OPS", lambda: table)
     with pytest.raises(jax_frontend.UnsupportedOp, match=r"aten\.flip\.default: gave shape \[4, 3\] where the export recorded \[3, 4\]"):
         jax_frontend.export_stablehlo(load_program(model))
+
+
+def test_the_vision_windows_ops_match_pytorch_through_xla(tmp_path):
+    """The ops the model windows brought to the table (inference batch norm, relu, hardtanh,
+    gelu, max_pool2d): XLA on JAX's function agrees with PyTorch eager."""
+    import torch
+
+    from harness.jax_frontend import _xla, traced
+    from harness.reference import load_program
+
+    model = tmp_path / "model.py"
+    model.write_text('''import torch
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(4)
+        self.bn.running_mean.uniform_(-0.5, 0.5)
+        self.bn.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x):
+        y = self.bn(self.conv(x))
+        return (torch.nn.functional.max_pool2d(torch.relu(y), 2), torch.nn.functional.hardtanh(y, 0.0, 6.0),
+                torch.nn.functional.gelu(y), torch.nn.functional.gelu(y, approximate="tanh"))
+
+
+def example_inputs():
+    return (torch.randn(2, 3, 8, 8, generator=torch.Generator().manual_seed(1)),)
+''')
+    program = load_program(model)
+    function, args = traced(program)
+    with torch.no_grad():
+        eager = program.Model().eval()(*program.example_inputs())
+    for got, want in zip(_xla(function, args), eager):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)

@@ -47,6 +47,9 @@ def add_parsers(sub) -> dict:
     rc.add_argument("--scan", action="append", required=True, metavar="LABEL=DIR[,DIR]",
                     help="a generator's scan folders (sweep scan --out); repeat to set generators side by side")
     rc.add_argument("--write", action="store_true", help="write docs/recall.md")
+    wn = actions.add_parser("windows", help="cut the models' family ops and contractions out with their neighbours")
+    wn.add_argument("--arch", action="append", help="only these architectures (default: the whole models table)")
+    wn.add_argument("--write", action="store_true", help="write sweeps/windows/<family>.json and each sweep's axis")
     ex = actions.add_parser("expect", help="[[expect]] drafts for the failures of a run, exactly scoped")
     ex.add_argument("families", nargs="*")
     ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
@@ -105,6 +108,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return _recall(args.scan, args.write)
     if args.action == "coverage":
         return _coverage(args.seeds, args.write)
+    if args.action == "windows":
+        return _windows(args.arch, args.write)
     if args.action == "scan":
         return _scan(sweeps_named(args.families), args)
     if args.action == "promote":
@@ -149,6 +154,31 @@ def _coverage(seeds: int, write: bool) -> int:
         out = SURVEY_PAIRS.parent / "coverage.md"
         out.write_text(markdown(rows, held, seeds))
         print(f"wrote {out}")
+    return 0
+
+
+def _windows(archs: list[str] | None, write: bool) -> int:
+    from collections import Counter
+
+    from ..sweep.models import ARCHITECTURES
+    from ..sweep.windows import cut, write_catalog
+
+    unknown = sorted(set(archs or ()) - set(ARCHITECTURES))
+    if unknown:
+        raise CaseError(f"--arch {unknown[0]}: no such architecture; the table has {', '.join(ARCHITECTURES)}")
+    found, seen = [], set()
+    for arch in archs or ARCHITECTURES:
+        refused = Counter()
+        windows = [w for w in cut(arch, refused) if w.signature not in seen]
+        seen.update(w.signature for w in windows)
+        found += windows
+        by_family = Counter(w.family for w in windows)
+        print(f"{arch}: {len(windows)} windows ({', '.join(f'{f} {n}' for f, n in sorted(by_family.items()))}); "
+              f"refused {sum(refused.values())}" + "".join(f"\n    {n} x {why}" for why, n in refused.most_common()))
+    print(f"{len(found)} windows")
+    if write:
+        for family, n in write_catalog(found).items():
+            print(f"wrote {n} {family} windows")
     return 0
 
 

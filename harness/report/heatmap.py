@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..outcomes import CELL_COMPILE_ONLY, CELL_PASS, CELL_SKIP, CELL_XPASS
 from ..record import ItemRecord
-from ..sweep.spec import SEED_AXIS  # a generated sweep's draws: a row per seed would say nothing
+from ..sweep.spec import GENERATED_AXES  # a generated sweep's draws: a row per seed would say nothing
 from .rundiff import RunDiff
 from .summary import CaseRow, ReportModel
 
@@ -32,7 +32,7 @@ def labels(row: CaseRow) -> list[str]:
     sweep, variant = row.slug.split("::", 1)
     items = [*row.cells.values(), *row.named_cells]
     traits = items[0].traits if items else []
-    axes = [pair for pair in variant.split(",") if pair.split("=", 1)[0] != SEED_AXIS]
+    axes = [pair for pair in variant.split(",") if pair.split("=", 1)[0] not in GENERATED_AXES]
     return [f"sweep={sweep}", *axes, *traits]
 
 

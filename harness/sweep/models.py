@@ -1,5 +1,5 @@
-"""Builder of the models sweep (sweeps/models.toml): whole models from transformers (its
-text and its vision models), in small configurations with seeded random weights (nothing is
+"""The models users export, in one table: whole models from transformers (its text and its
+vision models), in small configurations with seeded random weights (nothing is
 downloaded), exported as users export them: torch.export with a dynamic batch, and a
 dynamic sequence for text models.
 
@@ -30,6 +30,12 @@ ARCHITECTURES = {
     "t5-encoder": ("transformers", "transformers.T5EncoderModel(transformers.T5Config(vocab_size=96, d_model=32, "
                    "d_kv=8, d_ff=64, num_layers=2, num_heads=4))",
                    "m(input_ids=ids, attention_mask=mask).last_hidden_state", TEXT),
+    # Windows only (sweeps/models.toml leaves it out: its experts run a transformers custom op,
+    # grouped_mm_fallback, that no compiler lowers): the one model with topk and sort.
+    "mixtral": ("transformers", "transformers.MixtralModel(transformers.MixtralConfig(vocab_size=96, hidden_size=32, "
+                "num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=64, "
+                "max_position_embeddings=64, num_local_experts=4, num_experts_per_tok=2))",
+                "m(input_ids=ids, attention_mask=mask).last_hidden_state", TEXT),
     "vit": ("transformers", "transformers.ViTModel(transformers.ViTConfig(image_size=32, patch_size=8, hidden_size=32, "
             "num_hidden_layers=2, num_attention_heads=2, intermediate_size=64))",
             "m(pixel_values=x).last_hidden_state", ("image",)),
@@ -61,11 +67,11 @@ def _inputs(kind: tuple[str, ...]) -> tuple[list[str], list[str], str]:
             "    return {'ids': {0: batch, 1: sequence}, 'mask': {0: batch, 1: sequence}}")
 
 
-def build(p: dict):
-    arch = p["arch"]
+def model_source(arch: str) -> str:
+    """The architecture's whole model.py: Model, example_inputs(), dynamic_shapes()."""
     package, construction, call, kind = ARCHITECTURES[arch]
     args, inputs, dynamic = _inputs(kind)
-    source = f'''"""models sweep: {arch} ({package}), a small configuration with seeded random weights
+    return f'''"""models sweep: {arch} ({package}), a small configuration with seeded random weights
 (nothing downloaded), exported with a dynamic batch{" and sequence" if kind == TEXT else ""}."""
 import torch
 import {package}
@@ -89,4 +95,8 @@ def example_inputs():
 def dynamic_shapes():
 {dynamic}
 '''
-    return Program(source, dtype="f32", traits=(f"arch={arch}", f"package={package}"))
+
+
+def model_program(arch: str) -> Program:
+    """The architecture as a models-sweep program (a whole model; golden PyTorch eager)."""
+    return Program(model_source(arch), dtype="f32", traits=(f"arch={arch}", f"package={ARCHITECTURES[arch][0]}"))

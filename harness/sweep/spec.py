@@ -44,6 +44,8 @@ STRATEGIES = ("product", "pairwise")
 SCOPE_KEYS = {"where", "variants", "same_as"}
 FLAGS_AXIS = "flags"  # the axis that names a variant's flag set
 SEED_AXIS = "seed"  # a generated sweep's draws (harness/sweep/compose.py)
+WINDOW_AXIS = "window"  # a windows sweep's cuts of real models (harness/sweep/windows.py)
+GENERATED_AXES = (SEED_AXIS, WINDOW_AXIS)  # draws, not categories: sampled and shared, never each
 Value = str | int | float | bool
 
 
@@ -167,21 +169,23 @@ class Sweep:
                 for i in self.about(point)]
 
     def seed_share(self, k: int, n: int) -> list[Variant]:
-        """The K-th of N shares of a generated sweep's seeds (seed % N == K-1), with every
-        other axis; a grid (no seed axis) whole."""
-        if SEED_AXIS not in self.axes:
+        """The K-th of N shares of a generated sweep's draws (seed % N == K-1; a window by
+        its place in the axis), with every other axis; a grid (no such axis) whole."""
+        axis = next((a for a in GENERATED_AXES if a in self.axes), None)
+        if axis is None:
             return self.variants()
-        return [v for v in self.variants() if int(v.values()[SEED_AXIS]) % n == k - 1]
+        index = (lambda value: int(value)) if axis == SEED_AXIS else self.axes[axis].index
+        return [v for v in self.variants() if index(v.values()[axis]) % n == k - 1]
 
     def sample_of(self, n: int | None = None) -> list[Variant]:
         """A fixed, stratified sample: every value of every axis appears at least once
-        (when the grid has it; a generated sweep's seeds are draws, not categories: not
-        each), then evenly spaced variants up to n."""
+        (when the grid has it; a generated sweep's seeds and windows are draws, not
+        categories: not each), then evenly spaced variants up to n."""
         n = self.sample if n is None else n
         every = self.variants()
         chosen: dict[str, Variant] = {}
         for axis, values in self.axes.items():
-            if axis == SEED_AXIS:
+            if axis in GENERATED_AXES:
                 continue
             for value in values:
                 have = [v for v in every if spell(v.values()[axis]) == spell(value)]
