@@ -14,6 +14,8 @@ import torch
 from harness.sweep import window_catalog, windows
 from harness.sweep.windows import Uncuttable, check, cut_exported, exported_model, grow
 
+pytestmark = pytest.mark.harness  # torch only: no IREE, no releases
+
 
 class Layer(torch.nn.Module):
     def __init__(self):

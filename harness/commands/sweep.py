@@ -50,6 +50,10 @@ def add_parsers(sub) -> dict:
     wn = actions.add_parser("windows", help="cut the models' family ops and contractions out with their neighbours")
     wn.add_argument("--arch", action="append", help="only these architectures (default: the whole models table)")
     wn.add_argument("--write", action="store_true", help="write sweeps/windows/<family>.json and each sweep's axis")
+    ot = actions.add_parser("own-tests", help="IREE's own e2e check programs of a revision as the iree-e2e sweep")
+    ot.add_argument("--mirror", required=True, help="a git clone (bare is enough) of iree-org/iree")
+    ot.add_argument("--rev", required=True, help="the tag or commit whose tests/e2e to take")
+    ot.add_argument("--write", action="store_true", help="write sweeps/own/e2e-<rev>.json and the sweep's axis")
     ex = actions.add_parser("expect", help="[[expect]] drafts for the failures of a run, exactly scoped")
     ex.add_argument("families", nargs="*")
     ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
@@ -108,6 +112,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return _recall(args.scan, args.write)
     if args.action == "coverage":
         return _coverage(args.seeds, args.write)
+    if args.action == "own-tests":
+        return _own_tests(args.mirror, args.rev, args.write)
     if args.action == "windows":
         return _windows(args.arch, args.write)
     if args.action == "scan":
@@ -154,6 +160,21 @@ def _coverage(seeds: int, write: bool) -> int:
         out = SURVEY_PAIRS.parent / "coverage.md"
         out.write_text(markdown(rows, held, seeds))
         print(f"wrote {out}")
+    return 0
+
+
+def _own_tests(mirror: str, revision: str, write: bool) -> int:
+    from ..sweep import own_tests
+
+    if write:
+        runnable, refused = own_tests.write_catalog(mirror, revision)
+    else:
+        programs, refused = own_tests.read_corpus(own_tests.read_revision(mirror, revision))
+        runnable = len(programs)
+    total = runnable + sum(len(v) for v in refused.values())
+    print(f"{revision}: {total} test functions, {runnable} runnable as programs")
+    for why, ids in sorted(refused.items(), key=lambda kv: -len(kv[1])):
+        print(f"    {len(ids)} not runnable: {why} (e.g. {ids[0]})")
     return 0
 
 

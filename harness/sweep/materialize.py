@@ -56,7 +56,8 @@ def built_by(path: Path, sandbox: Sandbox, points: dict[str, dict] | None = None
             last = (proc.stderr_tail().strip().splitlines() or [proc.status()])[-1]
             raise CaseError(f"{path}: its builder failed ({proc.status()}): {last[:300]}")
         built = json.loads(out.read_text())
-    return {vid: Program(p["source"], p["dtype"], tuple(p["outputs"]), tuple(p.get("traits", ())))
+    return {vid: Program(p["source"], p["dtype"], tuple(p["outputs"]), tuple(p.get("traits", ())),
+                         p.get("mlir", ""), tuple(p["tolerance"]) if p.get("tolerance") else None)
             for vid, p in built.items()}
 
 
@@ -74,7 +75,8 @@ def case_table(sweep: Sweep, variant: Variant, program: Program) -> dict:
     levels = sorted({lvl for per in sweep.levels.values() for lvl in per})
     return {"title": f"{sweep.title}: {variant.id}", "kind": "numeric", "issues": [],
             "found_by": FOUND_BY, "family": sweep.family,
-            "source": {"torch": "model.py", **({"frontend": sweep.frontend} if sweep.frontend != "torch" else {})},
+            "source": ({"mlir": "model.mlir", "function": "main", "reference": "reference.py"} if program.mlir else
+                       {"torch": "model.py", **({"frontend": sweep.frontend} if sweep.frontend != "torch" else {})}),
             "matrix": {"targets": list(sweep.targets), "opt_levels": levels,
                        "flags": list(sweep.flags_of(variant.values()))},
             "compare": program.compare_table(),
@@ -89,15 +91,19 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings,
     program = program or program_of(sweep, variant, settings.sandbox)
     source = program.source.encode()
     # The program's own folder, so that even a variant whose golden failed is a case
-    # with a model.py to show.
-    _, src_entry = cached_step(settings, "sweep-source", digest("sweep-source", source),
-                               lambda out: (StageResult("reference", OK), {"model.py": source}))
+    # with a model.py (or its MLIR and reference.py) to show.
+    files = {"reference.py": source, "model.mlir": program.mlir.encode()} if program.mlir else {"model.py": source}
+    _, src_entry = cached_step(settings, "sweep-source", digest("sweep-source", source, program.mlir),
+                               lambda out: (StageResult("reference", OK), files))
 
     def golden(out: Path):
-        (out / "model.py").write_bytes(source)
-        # The import too: the variant's items then find it cached (store_import).
-        result = run_torch_job("reference", [out / "model.py", "--golden", out, "--import-mlir",
-                                             *frontend_args(sweep.frontend)], settings, writable=out)
+        for name, data in files.items():
+            (out / name).write_bytes(data)
+        # The import too: the variant's items then find it cached (store_import); an MLIR
+        # program has none (the import stage reads model.mlir).
+        job = [out / "reference.py", "--golden", out] if program.mlir else \
+            [out / "model.py", "--golden", out, "--import-mlir", *frontend_args(sweep.frontend)]
+        result = run_torch_job("reference", job, settings, writable=out)
         if result.ok:
             result.detail = f"golden: {REFERENCE_NAME[sweep.frontend]} on the variant's example inputs"
             return result, {str(p.relative_to(out)): p for p in out.rglob("*") if p.is_file()}
@@ -105,7 +111,7 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings,
         return result, {}
 
     made, entry = cached_step(settings, "sweep-golden",
-                              digest("sweep-golden", source, versions(), *frontend_key(sweep.frontend)),
+                              digest("sweep-golden", source, program.mlir, versions(), *frontend_key(sweep.frontend)),
                               golden, path=src_entry)
     case_dir = entry if made.ok else src_entry
     case = replace(case_from_table(case_table(sweep, variant, program), sweep.path, case_dir,
@@ -126,9 +132,9 @@ def _traits(program: Program, frontend: str) -> tuple[str, ...]:
 def store_import(case: Case, made: Path, settings: Settings) -> None:
     """The import the golden job wrote, stored where the import stage looks for it (the
     key is the stage's own); an import that failed there is left for the stage to say."""
-    key = torch_job_key(case, import_mlir=True)
     if not (made / "model.mlir").is_file():
         return
+    key = torch_job_key(case, import_mlir=True)
     # Under the key's lock, as every cached step: two workers making the same variant
     # would otherwise replace the entry while the other's import stage reads it.
     with settings.cache.compute_once("torch", key) as done:

@@ -33,9 +33,15 @@ class Program:
     # What a generated program is made of, as "dtype=f16", "dims=dynamic", "context=cast":
     # the report's heat maps count failures by them (a grid's variant id says its own).
     traits: tuple[str, ...] = field(default=())
+    # A program written in MLIR (IREE's own tests): `source` is then its reference.py
+    # (example_inputs(), reference()) and `mlir` the module whose @main is compiled.
+    mlir: str = ""
+    tolerance: tuple[float, float] | None = None  # (atol, rtol) the program's checks state
 
     def compare_table(self) -> dict:
         atol, rtol, why = TOLERANCES[self.dtype]
+        if self.tolerance is not None:
+            (atol, rtol), why = self.tolerance, "the tolerance the program's own checks state"
         table = {"atol": atol, "rtol": rtol, "output": [dict(o) for o in self.outputs]}
         if why:
             table["tolerance_reason"] = why

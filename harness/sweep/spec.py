@@ -45,7 +45,8 @@ SCOPE_KEYS = {"where", "variants", "same_as"}
 FLAGS_AXIS = "flags"  # the axis that names a variant's flag set
 SEED_AXIS = "seed"  # a generated sweep's draws (harness/sweep/compose.py)
 WINDOW_AXIS = "window"  # a windows sweep's cuts of real models (harness/sweep/windows.py)
-GENERATED_AXES = (SEED_AXIS, WINDOW_AXIS)  # draws, not categories: sampled and shared, never each
+TEST_AXIS = "test"  # IREE's own test programs (harness/sweep/own_tests.py)
+GENERATED_AXES = (SEED_AXIS, WINDOW_AXIS, TEST_AXIS)  # a corpus, not categories: sampled and shared, never each
 Value = str | int | float | bool
 
 
@@ -169,8 +170,8 @@ class Sweep:
                 for i in self.about(point)]
 
     def seed_share(self, k: int, n: int) -> list[Variant]:
-        """The K-th of N shares of a generated sweep's draws (seed % N == K-1; a window by
-        its place in the axis), with every other axis; a grid (no such axis) whole."""
+        """The K-th of N shares of a generated sweep's draws (seed % N == K-1; a window or a
+        test by its place in the axis), with every other axis; a grid (no such axis) whole."""
         axis = next((a for a in GENERATED_AXES if a in self.axes), None)
         if axis is None:
             return self.variants()
