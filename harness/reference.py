@@ -44,7 +44,9 @@ def as_tuple(outputs):
 def eager(program, inputs_np: list[np.ndarray]) -> list[np.ndarray]:
     import torch
 
-    inputs = [torch.from_numpy(np.ascontiguousarray(x)) for x in inputs_np]
+    # A copy: a program that writes into its inputs (x.add_(y), a model's residual) must
+    # not change the arrays that are then saved as the case's inputs.
+    inputs = [torch.from_numpy(np.array(x, copy=True)) for x in inputs_np]
     with torch.no_grad():
         if hasattr(program, "Model"):
             outputs = program.Model().eval()(*inputs)

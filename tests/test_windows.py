@@ -8,6 +8,7 @@ import json
 import re
 from collections import Counter
 
+import numpy as np
 import pytest
 import torch
 
@@ -179,3 +180,18 @@ def test_an_unstable_sort_of_equal_keys_is_refused():
         check(SORTED.format(stable="", keys=[3, 1, 0, 2, 1, 3, 0, 2]), 0)
     check(SORTED.format(stable="", keys=[3.5, 1.0, 0.25, 2.0]), 0)
     check(SORTED.replace("sort.default(x0)", "sort.stable(x0, stable=True)").format(stable="", keys=[3, 1, 0, 2, 1]), 0)
+
+
+def test_a_program_writing_into_its_input_leaves_the_saved_input_alone(tmp_path):
+    """Planted (resnet's residual `add_` into a window's input, measured as a false wrong
+    value): the golden run must not change the inputs it then saves, or the compiled module
+    adds the residual twice."""
+    from harness.reference import write_golden
+
+    model = tmp_path / "model.py"
+    model.write_text("import torch\n\nclass Model(torch.nn.Module):\n    def forward(self, x, y):\n"
+                     "        return torch.ops.aten.add_.Tensor(x, y)\n\n\n"
+                     "def example_inputs():\n    return (torch.ones(3), torch.full((3,), 2.0))\n")
+    inputs, outputs = write_golden(model, tmp_path / "case")
+    assert np.load(inputs[0]).tolist() == [1.0, 1.0, 1.0]  # as drawn, not as the program left it
+    assert np.load(outputs[0]).tolist() == [3.0, 3.0, 3.0]

@@ -247,6 +247,11 @@ def reference_source(program: TestProgram, doc: str) -> str:
 
 # --- the catalog the iree-e2e sweep reads (pure: the builder runs it in the sandbox) ---------
 
+# The snapshots the e2e sweeps hold: a tag of iree-org/iree and the sweep of its tests.
+# Each runs on its own release and the ones after (a test as of a tag: what existed then).
+SNAPSHOTS = {"iree-3.0.0": "iree_e2e_3_0.toml", "v3.5.0": "iree_e2e_3_5.toml", "v3.9.0": "iree_e2e.toml"}
+
+
 def catalog_path(revision: str):
     from .spec import SWEEPS_DIR
     return SWEEPS_DIR / "own" / f"e2e-{revision}.json"
@@ -307,7 +312,9 @@ def write_catalog(mirror, revision: str) -> tuple[int, dict[str, list[str]]]:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"revision": revision, "refused": refused, "tests": entries}, indent=0,
                                sort_keys=True) + "\n")
-    sweep = SWEEPS_DIR / "iree_e2e.toml"
+    if revision not in SNAPSHOTS:
+        raise ValueError(f"--rev {revision}: no sweep holds it; the snapshots: {', '.join(SNAPSHOTS)}")
+    sweep = SWEEPS_DIR / SNAPSHOTS[revision]
     axis = "test = [\n" + "".join(f'    "{i}",\n' for i in sorted(entries)) + "]"
     text, n = _re.subn(r"(?ms)^test = \[.*?^\]", lambda _: axis, sweep.read_text())
     if n != 1:
