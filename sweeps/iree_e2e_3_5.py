@@ -1,4 +1,4 @@
-"""Builder of the iree-e2e-3.5 sweep (sweeps/iree_e2e_3_5.toml): a test function of IREE's own e2e
+"""Builder of the iree-e2e-3-5 sweep (sweeps/iree_e2e_3_5.toml): a test function of IREE's own e2e
 check programs, from the catalog sweeps/own/e2e-<revision>.json (harness/sweep/own_tests.py)."""
 
 from harness.sweep.own_tests import e2e_program

@@ -39,7 +39,8 @@ def _names_exist(words: list[str]) -> None:
 
     cases = {p.name for p in (ROOT / "cases").iterdir() if (p / "case.toml").is_file()}
     for word in words[3 if words[1] == "sweep" else 2:]:  # (after `sweep`, its action)
-        if word.startswith("-") or re.fullmatch(r"[\d.,]+|O\d(,O\d)*|triage/", word):
+        # options, versions and tags (v3.9.0), levels, placeholders the reader fills (IREE_CLONE)
+        if word.startswith("-") or re.fullmatch(r"v?[\d.,]+|O\d(,O\d)*|triage/|[A-Z][A-Z_]+", word):
             continue
         slug = word.split("::", 1)[0]
         assert slug in cases or slug in sweeps_by_name() or (ROOT / word).exists() or \

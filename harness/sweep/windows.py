@@ -247,7 +247,7 @@ def window_source(arch: str, family: str, anchor, members: list, values: dict, m
                 (weights if a.op == "placeholder" and _weight_like(a) else inputs).append(a)
     for a in inputs + weights:
         if not isinstance(values.get(a.name), torch.Tensor):
-            raise Uncuttable(f"{a.name} is no tensor the cut can draw")
+            raise Uncuttable(f"an input the cut cannot draw: {a.name}")
     names = {a: f"x{i}" for i, a in enumerate(inputs)}
     names.update({w: f"self.w{i}" for i, w in enumerate(weights)})
     names.update({n: f"v{i}" for i, n in enumerate(members)})
@@ -276,7 +276,7 @@ def window_source(arch: str, family: str, anchor, members: list, values: dict, m
                 symbols[v] = f"n{len(symbols)}"
                 body.append(f"{symbols[v]} = {_size_expr(val.node.expr, dims)}")
             return symbols[v]
-        raise Uncuttable(f"{v.name} ({v.op}) is read but neither input nor member")
+        raise Uncuttable(f"a value read that is neither input nor member: {v.name} ({v.op})")
 
     def spell(v):
         return _spell(v, node_name)
