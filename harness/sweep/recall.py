@@ -108,6 +108,9 @@ def _shares_an_op(t: Target, h: ItemHistory) -> bool:
     traits name them: op=..., or a composition's context and family ops)."""
     record = next(iter(h.records.values()), None)
     held = {trait.partition("=")[2] for trait in (record.traits if record else [])}
+    # A window's traits name ATen ops (op=scaled_dot_product_attention): read as the PyTorch
+    # calls they are, they spell the library's names too (sdpa).
+    held |= ops_spelled(" ".join(f"torch.{op}(" for op in held))
     return bool(held & (t.ops - {"add", "mul"}))
 
 
