@@ -303,8 +303,6 @@ def added_by(mirror, revision: str, program: TestProgram) -> str:
 
 def write_catalog(mirror, revision: str) -> tuple[int, dict[str, list[str]]]:
     """The revision's catalog and the iree-e2e sweep's `test` axis. (programs, refused)."""
-    import re as _re
-
     from .spec import SWEEPS_DIR
     programs, refused = read_corpus(read_revision(mirror, revision))
     entries = {p.id: catalog_entry(p, revision, added_by(mirror, revision, p)) for p in programs}
@@ -316,7 +314,7 @@ def write_catalog(mirror, revision: str) -> tuple[int, dict[str, list[str]]]:
         raise ValueError(f"--rev {revision}: no sweep holds it; the snapshots: {', '.join(SNAPSHOTS)}")
     sweep = SWEEPS_DIR / SNAPSHOTS[revision]
     axis = "test = [\n" + "".join(f'    "{i}",\n' for i in sorted(entries)) + "]"
-    text, n = _re.subn(r"(?ms)^test = \[.*?^\]", lambda _: axis, sweep.read_text())
+    text, n = re.subn(r"(?ms)^test = \[.*?^\]", lambda _: axis, sweep.read_text())
     if n != 1:
         raise ValueError(f"{sweep}: field 'axes.test': expected one `test = [...]` list to rewrite")
     sweep.write_text(text)
