@@ -1,5 +1,5 @@
 """Builder of the attention-windows sweep (sweeps/attention_windows.toml): a window of a real model from
-the catalog sweeps/windows/attention.json (harness/sweep/windows.py cuts them)."""
+the catalog sweeps/windows/attention.json.gz (harness/sweep/windows.py cuts them)."""
 
 from harness.sweep.window_catalog import window_program
 

@@ -1,5 +1,5 @@
 """Builder of the matmul-windows sweep (sweeps/matmul_windows.toml): a window of a real model from
-the catalog sweeps/windows/matmul.json (harness/sweep/windows.py cuts them)."""
+the catalog sweeps/windows/matmul.json.gz (harness/sweep/windows.py cuts them)."""
 
 from harness.sweep.window_catalog import window_program
 

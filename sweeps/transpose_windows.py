@@ -1,5 +1,5 @@
 """Builder of the transpose-windows sweep (sweeps/transpose_windows.toml): a window of a real model from
-the catalog sweeps/windows/transpose.json (harness/sweep/windows.py cuts them)."""
+the catalog sweeps/windows/transpose.json.gz (harness/sweep/windows.py cuts them)."""
 
 from harness.sweep.window_catalog import window_program
 

@@ -4,6 +4,7 @@ A small two-layer model stands in for the models table here (torch only, no IREE
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from collections import Counter
@@ -144,7 +145,7 @@ def test_catalog_round_trip(toy_windows, tmp_path, monkeypatch):
     axis = (tmp_path / f"{w.family}_windows.toml").read_text()
     assert f'"{w.id}"' in axis and '"old"' not in axis and 'cpu = ["O0"]' in axis
     assert window_catalog.window_program(w.family, w.id).source == w.source
-    assert json.loads((tmp_path / "windows" / f"{w.family}.json").read_text())[w.id]["anchor"] == w.anchor
+    assert json.loads(gzip.decompress((tmp_path / "windows" / f"{w.family}.json.gz").read_bytes()))[w.id]["anchor"] == w.anchor
     window_catalog.catalog.cache_clear()
 
 

@@ -49,7 +49,7 @@ def add_parsers(sub) -> dict:
     rc.add_argument("--write", action="store_true", help="write docs/recall.md")
     wn = actions.add_parser("windows", help="cut the models' family ops and contractions out with their neighbours")
     wn.add_argument("--arch", action="append", help="only these architectures (default: the whole models table)")
-    wn.add_argument("--write", action="store_true", help="write sweeps/windows/<family>.json and each sweep's axis")
+    wn.add_argument("--write", action="store_true", help="write sweeps/windows/<family>.json.gz and each sweep's axis")
     ot = actions.add_parser("own-tests", help="IREE's own e2e check programs of a revision as the iree-e2e sweep")
     ot.add_argument("--mirror", required=True, help="a git clone (bare is enough) of iree-org/iree")
     ot.add_argument("--rev", required=True, help="the tag or commit whose tests/e2e to take")

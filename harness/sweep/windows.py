@@ -11,7 +11,7 @@ recomputed from the window's own inputs, so no dynamic dim is fixed by the cut.
 `cut(arch)` returns the windows of one architecture, deduplicated by structure (repeated
 layers give one window), each checked: PyTorch runs it, and torch.export of it keeps every
 dim dynamic that the model had dynamic (a cut that fixed one is refused, not kept).
-`write_catalog()` writes them to sweeps/windows/<family>.json and the axis of each
+`write_catalog()` writes them to sweeps/windows/<family>.json.gz and the axis of each
 `<family>-windows` sweep; the builders read the catalog (window_catalog.py) and never
 import torch.
 """
@@ -472,6 +472,7 @@ def sweep_path(family: str):
 def write_catalog(windows: list[Window]) -> dict[str, int]:
     """Each family's catalog (window_catalog.py) and the `window` axis of its sweep, whose
     other tables (matrix, sample, expectations) are left as they are. {family: windows}."""
+    import gzip
     import json
     import re
 
@@ -483,7 +484,8 @@ def write_catalog(windows: list[Window]) -> dict[str, int]:
                           "traits": list(w.traits), "source": pack(w.source)} for w in mine}
         path = catalog_path(family)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(entries, indent=0, sort_keys=True) + "\n")
+        # mtime=0: the same windows give the same bytes (no diff from a rewrite alone)
+        path.write_bytes(gzip.compress((json.dumps(entries, indent=0, sort_keys=True) + "\n").encode(), mtime=0))
         sweep = sweep_path(family)
         axis = "window = [\n" + "".join(f"    {w.id!r},\n".replace("'", '"') for w in mine) + "]"
         text = sweep.read_text()
