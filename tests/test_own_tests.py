@@ -4,6 +4,8 @@ The parsing tests need nothing; the planted ones compile and run with the instal
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -123,3 +125,75 @@ def test_a_planted_wrong_expected_value_fails_the_item(tmp_path, monkeypatch):
     """Planted: the check states 7.0 where the program computes 6.0."""
     result = _item(tmp_path, monkeypatch, SIMPLE.replace("6.0]>", "7.0]>"))
     assert result.outcome == "compare-fail" and "1/3 elements differ" in result.failure_text()
+
+
+BUILD = '''
+load("//build_tools/bazel:enforce_glob.bzl", "enforce_glob")
+
+COMMON = [
+    "add.mlir",
+]
+
+ALL_SRCS = enforce_glob(
+    COMMON + [
+        "sort.mlir",
+    ],
+    include = ["*.mlir"],
+    exclude = ["masked.mlir"],
+)
+
+iree_check_single_backend_test_suite(
+    name = "check_llvm-cpu_local-task",
+    srcs = ALL_SRCS,
+    compiler_flags = ["--iree-llvmcpu-target-cpu=generic"],  # ours: the host
+    target_backend = "llvm-cpu",
+)
+
+iree_check_single_backend_test_suite(
+    name = "check_llvm-cpu_i1",
+    srcs = ["masked.mlir"],
+    compiler_flags = [
+        "--iree-llvmcpu-target-cpu=generic",
+        "--iree-experimental-packed-i1-storage",
+        "--iree-preprocessing-pass-pipeline=builtin.module\\\\(func.func\\\\(x\\\\)\\\\)",
+    ],
+    target_backend = "llvm-cpu",
+)
+
+iree_check_single_backend_test_suite(
+    name = "check_cuda",
+    srcs = ["large.mlir"] + COMMON,
+    target_backend = "cuda",
+)
+'''
+
+
+@pytest.mark.harness
+def test_where_upstream_runs_a_file_and_with_which_flags_is_read_from_its_build_file():
+    from harness.sweep.own_tests import upstream_of
+    files = {"tests/e2e/x/BUILD.bazel": BUILD}
+    assert upstream_of("tests/e2e/x/add.mlir", files) == (["cuda", "llvm-cpu"], ())
+    assert upstream_of("tests/e2e/x/sort.mlir", files) == (["llvm-cpu"], ())
+    assert upstream_of("tests/e2e/x/masked.mlir", files) == (
+        ["llvm-cpu"], ("--iree-experimental-packed-i1-storage",
+                       "--iree-preprocessing-pass-pipeline=builtin.module(func.func(x))"))
+    assert upstream_of("tests/e2e/x/large.mlir", files) == (["cuda"], ())
+    assert upstream_of("tests/e2e/y/none.mlir", files) == ([], ())
+
+
+@pytest.mark.harness
+def test_a_programs_own_flags_reach_its_items_and_are_checked_as_a_cases(tmp_path):
+    from harness.case import CaseError, case_from_table
+    from harness.sweep.materialize import case_table
+    from harness.sweep.program import Program
+    from harness.sweep.spec import load_sweep
+
+    sweep = load_sweep(Path("sweeps/iree_e2e.toml"))
+    variant = sweep.sample_of()[0]
+    program = Program("def example_inputs():\n    return ()\n", "f32", mlir="func.func @main() {}",
+                      flags=("--iree-experimental-packed-i1-storage",))
+    table = case_table(sweep, variant, program)
+    assert table["matrix"]["flags"][-1] == "--iree-experimental-packed-i1-storage"
+    bad = Program(program.source, "f32", mlir=program.mlir, flags=("--iree-hal-dump-executable-files-to=/tmp",))
+    with pytest.raises(CaseError):
+        case_from_table(case_table(sweep, variant, bad), sweep.path, tmp_path, variant.case_id, require_golden=False)

@@ -54,6 +54,8 @@ def add_parsers(sub) -> dict:
     ot.add_argument("--mirror", required=True, help="a git clone (bare is enough) of iree-org/iree")
     ot.add_argument("--rev", required=True, help="the tag or commit whose tests/e2e to take")
     ot.add_argument("--write", action="store_true", help="write sweeps/own/e2e-<rev>.json and the sweep's axis")
+    ot.add_argument("--lit", action="store_true",
+                    help="the lit tests of the pass areas instead (sweeps/own/lit-<rev>.json.gz, the iree-lit sweep)")
     ex = actions.add_parser("expect", help="[[expect]] drafts for the failures of a run, exactly scoped")
     ex.add_argument("families", nargs="*")
     ex.add_argument("--from", dest="results", type=Path, nargs="+", default=[Path("reports/results.jsonl")],
@@ -113,7 +115,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.action == "coverage":
         return _coverage(args.seeds, args.write)
     if args.action == "own-tests":
-        return _own_tests(args.mirror, args.rev, args.write)
+        return _own_tests(args.mirror, args.rev, args.write, args.lit)
     if args.action == "windows":
         return _windows(args.arch, args.write)
     if args.action == "scan":
@@ -163,16 +165,17 @@ def _coverage(seeds: int, write: bool) -> int:
     return 0
 
 
-def _own_tests(mirror: str, revision: str, write: bool) -> int:
-    from ..sweep import own_tests
+def _own_tests(mirror: str, revision: str, write: bool, lit: bool) -> int:
+    from ..sweep import lit_tests, own_tests
 
     if write:
-        runnable, refused = own_tests.write_catalog(mirror, revision)
+        runnable, refused = (lit_tests if lit else own_tests).write_catalog(mirror, revision)
     else:
-        programs, refused = own_tests.read_corpus(own_tests.read_revision(mirror, revision))
+        programs, refused = (lit_tests.read_snapshot(mirror, revision) if lit else
+                             own_tests.read_corpus(own_tests.read_revision(mirror, revision)))
         runnable = len(programs)
     total = runnable + sum(len(v) for v in refused.values())
-    print(f"{revision}: {total} test functions, {runnable} runnable as programs")
+    print(f"{revision}: {total} {'lit' if lit else 'test'} functions, {runnable} runnable as programs")
     for why, ids in sorted(refused.items(), key=lambda kv: -len(kv[1])):
         print(f"    {len(ids)} not runnable: {why} (e.g. {ids[0]})")
     return 0

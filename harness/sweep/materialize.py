@@ -60,7 +60,8 @@ def built_by(path: Path, sandbox: Sandbox, points: dict[str, dict] | None = None
             raise CaseError(f"{path}: its builder failed ({proc.status()}): {last[:300]}")
         built = json.loads(out.read_text())
     return {vid: Program(p["source"], p["dtype"], tuple(p["outputs"]), tuple(p.get("traits", ())),
-                         p.get("mlir", ""), tuple(p["tolerance"]) if p.get("tolerance") else None)
+                         p.get("mlir", ""), tuple(p["tolerance"]) if p.get("tolerance") else None,
+                         tuple(p.get("flags", ())))
             for vid, p in built.items()}
 
 
@@ -81,7 +82,7 @@ def case_table(sweep: Sweep, variant: Variant, program: Program) -> dict:
             "source": ({"mlir": "model.mlir", "function": "main", "reference": "reference.py"} if program.mlir else
                        {"torch": "model.py", **({"frontend": sweep.frontend} if sweep.frontend != "torch" else {})}),
             "matrix": {"targets": list(sweep.targets), "opt_levels": levels,
-                       "flags": list(sweep.flags_of(variant.values()))},
+                       "flags": list(sweep.flags_of(variant.values())) + list(program.flags)},
             "compare": program.compare_table(),
             "expect": sweep.expectations_for(variant.values())}
 

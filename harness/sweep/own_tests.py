@@ -220,6 +220,8 @@ def read_corpus(files: dict[str, str]) -> tuple[list[TestProgram], dict[str, lis
     """Every test function of the files: (the runnable ones, {why not: [ids]})."""
     programs, refused = [], {}
     for path, text in sorted(files.items()):
+        if not path.endswith(".mlir"):
+            continue  # a BUILD.bazel: where upstream runs the files (upstream_of)
         for name in test_functions(text):
             try:
                 programs.append(program_of(path, text, name))
@@ -257,15 +259,19 @@ def catalog_path(revision: str):
     return SWEEPS_DIR / "own" / f"e2e-{revision}.json"
 
 
-def catalog_entry(program: TestProgram, revision: str, added: str) -> dict:
+def catalog_entry(program: TestProgram, revision: str, added: str,
+                  upstream: tuple[list[str], tuple[str, ...]] = ([], ())) -> dict:
     exact = all(e.exact for e in program.expected)
     doc = (f"{program.id}: @{program.function} of {program.file} at iree-org/iree {revision} (added by "
            f"{added or 'a commit not found'}), its checks' constants as the golden")
+    backends, flags = upstream
     return {"file": program.file, "function": program.function, "added": added, "mlir": program.mlir,
+            "upstream": backends, "flags": list(flags),
             "reference": reference_source(program, doc),
             "tolerance": [0.0, 0.0] if exact else [ALMOST_ATOL, 0.0],
             "traits": [f"dir={program.file.split('/')[2] if program.file.count('/') > 2 else 'e2e'}",
-                       f"checks={len(program.expected)}", *sorted({f"dtype={e.dtype}" for e in program.expected})]}
+                       f"checks={len(program.expected)}", *sorted({f"dtype={e.dtype}" for e in program.expected}),
+                       "upstream=" + ("llvm-cpu" if "llvm-cpu" in backends else "not-cpu")]}
 
 
 @functools.lru_cache(maxsize=None)
@@ -279,43 +285,158 @@ def e2e_program(revision: str, test: str):
 
     entry = _catalog(catalog_path(revision))["tests"][test]
     return Program(entry["reference"], dtype="f32", traits=tuple(entry["traits"]), mlir=entry["mlir"],
-                   tolerance=tuple(entry["tolerance"]))
+                   tolerance=tuple(entry["tolerance"]), flags=tuple(entry.get("flags", ())))
 
 
 def read_revision(mirror, revision: str) -> dict[str, str]:
-    """{path: text} of every tests/e2e .mlir file of a revision of a git mirror of iree-org/iree."""
+    """{path: text} of every tests/e2e .mlir and BUILD.bazel file of a revision of a git
+    mirror of iree-org/iree."""
     import subprocess
     listing = subprocess.run(["git", "-C", str(mirror), "ls-tree", "-r", "--name-only", revision, "tests/e2e"],
                              capture_output=True, text=True, check=True).stdout.split()
     return {p: subprocess.run(["git", "-C", str(mirror), "show", f"{revision}:{p}"], capture_output=True,
-                              text=True, check=True).stdout for p in listing if p.endswith(".mlir")}
+                              text=True, check=True).stdout
+            for p in listing if p.endswith(".mlir") or p.endswith("/BUILD.bazel")}
 
 
-def added_by(mirror, revision: str, program: TestProgram) -> str:
-    """The commit (short hash and date) that first wrote the test function's name in its
-    file, as of the revision; a file moved since shows its move."""
+# --- where upstream runs a test file: its folder's BUILD.bazel ------------------------------
+
+SUITE = re.compile(r"iree_check_single_backend_test_suite\s*\(")
+# What our items set themselves (the target CPU: the host, as every item's).
+OWN_FLAGS = re.compile(r"--iree-llvmcpu-target-cpu(?:-features)?=")
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    backend: str  # target_backend: llvm-cpu, vmvx, vulkan-spirv, cuda, rocm, ...
+    flags: tuple[str, ...]
+    srcs: tuple[str, ...]  # file names in the suite's folder
+
+
+def _strings(text: str) -> list[str]:
+    return re.findall(r'"([^"]*)"', text)
+
+
+def _list_value(expr: str, lists: dict[str, list[str]]) -> list[str]:
+    """A srcs expression: list literals, enforce_glob([...], ...) (its explicit list), names
+    of lists defined earlier, joined by +."""
+    out = []
+    for part in _split_plus(expr):
+        part = part.strip()
+        glob = re.match(r"enforce_glob\s*\(", part)
+        if glob:  # its first argument: the files it names
+            inner = part[glob.end():]
+            depth, first = 0, ""
+            for ch in inner:
+                depth += ch in "[("
+                depth -= ch in "])"
+                if (ch == "," and depth == 0) or depth < 0:
+                    break
+                first += ch
+            out += _list_value(first, lists)
+        elif part.startswith("["):
+            out += _strings(part)
+        elif re.fullmatch(r"\w+", part):
+            out += lists.get(part, [])
+    return out
+
+
+def _split_plus(expr: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in expr:
+        depth += ch in "[("
+        depth -= ch in "])"
+        if ch == "+" and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return parts + [cur]
+
+
+def _call_args(text: str, start: int) -> dict[str, str]:
+    """keyword = value pairs of the call whose `(` is at text[start]."""
+    end = _balanced(text, start, "(", ")")
+    body, args, depth, key, cur = text[start + 1:end - 1], {}, 0, None, ""
+    for ch in body + ",":
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            m = re.match(r"\s*(\w+)\s*=(.*)", cur, re.S)
+            if m:
+                args[m.group(1)] = m.group(2).strip()
+            cur = ""
+        else:
+            cur += ch
+    return args
+
+
+def suites(build_text: str) -> list[Suite]:
+    """The check suites a BUILD.bazel declares."""
+    text = "\n".join(line.split("#", 1)[0] for line in build_text.splitlines())
+    lists: dict[str, list[str]] = {}
+    for m in re.finditer(r"^(\w+)\s*=\s*", text, re.M):
+        first_line = text.find("\n", m.end()) + 1 or len(text)  # the value ends where a line
+        end = re.search(r"^[^\s)]", text[first_line:], re.M)  # starts anew at column 0
+        lists[m.group(1)] = _list_value(text[m.end():first_line + (end.start() if end else len(text))], lists)
+    found = []
+    for m in SUITE.finditer(text):
+        args = _call_args(text, m.end() - 1)
+        found.append(Suite(_strings(args.get("name", '""'))[0] if "name" in args else "",
+                           (_strings(args.get("target_backend", "")) or [""])[0],
+                           tuple(_list_value(args.get("compiler_flags", "[]"), lists)),
+                           tuple(_list_value(args.get("srcs", "[]"), lists))))
+    return found
+
+
+def upstream_of(path: str, files: dict[str, str]) -> tuple[list[str], tuple[str, ...]]:
+    """(the backends upstream runs the file on, the flags of its llvm-cpu suite less what
+    our items set themselves). A file in two llvm-cpu suites takes the one with more flags
+    (a suite of its own, e.g. with packed i1 storage, is why the file is there twice)."""
+    folder, name = path.rsplit("/", 1)
+    build = files.get(f"{folder}/BUILD.bazel", "")
+    mine = [s for s in suites(build) if name in s.srcs]
+    cpu = sorted((s for s in mine if s.backend == "llvm-cpu"), key=lambda s: -len(s.flags))
+    # Bazel's strings escape a pipeline's parentheses for the shell; the items pass argv.
+    flags = tuple(f.replace("\\", "") for f in cpu[0].flags if not OWN_FLAGS.match(f)) if cpu else ()
+    return sorted({s.backend for s in mine}), flags
+
+
+def added_by_name(mirror, revision: str, file: str, function: str) -> str:
+    """The commit (short hash and date) that first wrote the function's name in its file,
+    as of the revision; a file moved since shows its move."""
     import subprocess
     out = subprocess.run(["git", "-C", str(mirror), "log", "--reverse", "--format=%h %ad", "--date=short",
-                          f"-S@{program.function}(", revision, "--", program.file],
+                          f"-S@{function}(", revision, "--", file],
                          capture_output=True, text=True).stdout.splitlines()
     return out[0] if out else ""
+
+
+def rewrite_axis(sweep, ids) -> None:
+    """Set a sweep file's `test = [...]` axis to `ids`, the rest of the file as it is."""
+    axis = "test = [\n" + "".join(f'    "{i}",\n' for i in ids) + "]"
+    text, n = re.subn(r"(?ms)^test = \[.*?^\]", lambda _: axis, sweep.read_text())
+    if n != 1:
+        raise ValueError(f"{sweep}: field 'axes.test': expected one `test = [...]` list to rewrite")
+    sweep.write_text(text)
 
 
 def write_catalog(mirror, revision: str) -> tuple[int, dict[str, list[str]]]:
     """The revision's catalog and the iree-e2e sweep's `test` axis. (programs, refused)."""
     from .spec import SWEEPS_DIR
-    programs, refused = read_corpus(read_revision(mirror, revision))
-    entries = {p.id: catalog_entry(p, revision, added_by(mirror, revision, p)) for p in programs}
+    files = read_revision(mirror, revision)
+    programs, refused = read_corpus({p: t for p, t in files.items() if p.endswith(".mlir")})
+    entries = {p.id: catalog_entry(p, revision, added_by_name(mirror, revision, p.file, p.function),
+                                   upstream_of(p.file, files))
+               for p in programs}
     path = catalog_path(revision)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"revision": revision, "refused": refused, "tests": entries}, indent=0,
                                sort_keys=True) + "\n")
     if revision not in SNAPSHOTS:
         raise ValueError(f"--rev {revision}: no sweep holds it; the snapshots: {', '.join(SNAPSHOTS)}")
-    sweep = SWEEPS_DIR / SNAPSHOTS[revision]
-    axis = "test = [\n" + "".join(f'    "{i}",\n' for i in sorted(entries)) + "]"
-    text, n = re.subn(r"(?ms)^test = \[.*?^\]", lambda _: axis, sweep.read_text())
-    if n != 1:
-        raise ValueError(f"{sweep}: field 'axes.test': expected one `test = [...]` list to rewrite")
-    sweep.write_text(text)
+    rewrite_axis(SWEEPS_DIR / SNAPSHOTS[revision], sorted(entries))
     return len(programs), refused

@@ -37,6 +37,9 @@ class Program:
     # (example_inputs(), reference()) and `mlir` the module whose @main is compiled.
     mlir: str = ""
     tolerance: tuple[float, float] | None = None  # (atol, rtol) the program's checks state
+    # Compiler flags the program is written for (an e2e test's upstream suite's), added to
+    # the sweep's and checked as a case's are.
+    flags: tuple[str, ...] = ()
 
     def compare_table(self) -> dict:
         atol, rtol, why = TOLERANCES[self.dtype]

@@ -1,0 +1,210 @@
+"""IREE's lit-test functions as programs: split, rewritten as @main, refused by reason,
+evaluated in numpy (the golden), and run for numbers (a planted wrong evaluation fails)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.case import load_case
+from harness.item import settings_with
+from harness.runner import run_matrix_item
+from harness.sweep.lit_tests import (NotRunnable, chunks, functions, module_text, program_of, read_corpus,
+                                     reference_source, without_comments)
+from harness.toolchain import resolve
+from helpers import write_case
+
+PATH = "compiler/src/iree/compiler/DispatchCreation/test/example.mlir"
+
+LIT = '''// RUN: iree-opt --split-input-file --pass-pipeline="..." %s | FileCheck %s
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0, d1) -> (d0)>
+util.func public @row_sum(%arg0: tensor<?x8xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %d0 = tensor.dim %arg0, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%d0) : tensor<?xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#map, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%arg0 : tensor<?x8xf32>) outs(%f : tensor<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    %s = arith.addf %m, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  util.return %r : tensor<?xf32>
+}
+// CHECK-LABEL: util.func public @row_sum
+
+// -----
+
+util.func public @flow_op(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = flow.tensor.reshape %arg0 : tensor<4xf32> -> tensor<4xf32>
+  util.return %0 : tensor<4xf32>
+}
+
+// -----
+
+util.func public @scalar_arg(%arg0: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  util.return %arg0 : tensor<4xf32>
+}
+
+// -----
+
+util.func public @reads_empty(%arg0: tensor<4x4xf32>, %arg1: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %0 = linalg.matmul ins(%arg0, %arg1 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  util.return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @invalid(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{something}}
+  return %arg0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @slice_then_matmul(%a: tensor<6x5xf32>, %b: tensor<4x3xf32>) -> tensor<3x3xf32> {
+  %s = tensor.extract_slice %a[1, 1] [3, 4] [1, 1] : tensor<6x5xf32> to tensor<3x4xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x3xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<3x3xf32>) -> tensor<3x3xf32>
+  %m = linalg.matmul ins(%s, %b : tensor<3x4xf32>, tensor<4x3xf32>) outs(%f : tensor<3x3xf32>) -> tensor<3x3xf32>
+  %t = linalg.transpose ins(%m : tensor<3x3xf32>) outs(%e : tensor<3x3xf32>) permutation = [1, 0]
+  return %t : tensor<3x3xf32>
+}
+'''
+
+bindings = pytest.importorskip("iree.compiler.ir", reason="reading a lit function needs the compiler's bindings")
+
+
+def _evaluate(program):
+    scope: dict = {}
+    exec(reference_source("doc", program.arguments, program.draw, program.params, program.body), scope)
+    inputs = scope["example_inputs"]()
+    return inputs, scope["evaluate"](*inputs)
+
+
+@pytest.mark.harness
+def test_a_lit_function_becomes_main_with_its_chunks_aliases():
+    chunk = without_comments(chunks(LIT)[0])
+    (name, text), = functions(chunk)
+    mlir = module_text(chunk, name, text)
+    assert name == "row_sum" and "func.func @main(" in mlir and "return %r" in mlir
+    assert "util." not in mlir and "#map = affine_map" in mlir and "RUN" not in mlir and "CHECK" not in mlir
+
+
+@pytest.mark.harness
+def test_what_cannot_run_is_counted_by_reason_never_dropped():
+    programs, refused = read_corpus({PATH: LIT})
+    assert sorted(p.id for p in programs) == ["DispatchCreation.example.row_sum",
+                                              "DispatchCreation.example.slice_then_matmul"]
+    why = {i: reason for reason, ids in refused.items() for i in ids}
+    assert why["DispatchCreation.example.flow_op"] == "uses flow ops (a later phase's IR)"
+    assert why["DispatchCreation.example.scalar_arg"] == "a non-tensor argument"
+    assert why["DispatchCreation.example.reads_empty"].startswith("reads an uninitialized tensor")
+    assert why["DispatchCreation.example.invalid"].startswith("a test of invalid IR")
+    assert len(programs) + len(why) == 6
+
+
+@pytest.mark.harness
+def test_the_numpy_evaluation_is_the_functions_meaning():
+    """A reduction generic over a dynamic dim (sized by the first size tried) and a slice,
+    matmul and transpose: each against numpy written by hand."""
+    programs, _ = read_corpus({PATH: LIT})
+    by_name = {p.function: p for p in programs}
+    (x,), (sums,) = _evaluate(by_name["row_sum"])
+    assert x.shape == (4, 8) and np.allclose(sums, (x * x).sum(axis=1), rtol=1e-6)
+    (a, b), (t,) = _evaluate(by_name["slice_then_matmul"])
+    assert np.allclose(t, (a[1:4, 1:5] @ b).T, rtol=1e-6)
+
+
+def _item(tmp_path, monkeypatch, body_edit=None):
+    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
+    chunk = without_comments(chunks(LIT)[0])
+    (name, text), = functions(chunk)
+    p = program_of(PATH, chunk, name, text, "DispatchCreation.example.row_sum")
+    body = [body_edit(line) for line in p.body] if body_edit else p.body
+    manifest = {"title": "a lit program", "kind": "numeric", "issues": [], "found_by": "iree-regress sweep",
+                "source": {"mlir": "model.mlir", "function": "main", "reference": "reference.py"},
+                "matrix": {"targets": ["cpu"], "opt_levels": ["O0"]}, "compare": {"atol": 1e-5, "rtol": 1e-5}}
+    case_dir = write_case(tmp_path / "cases", "lit", manifest,
+                          {"model.mlir": p.mlir,
+                           "reference.py": reference_source("doc", p.arguments, p.draw, p.params, body)})
+    from harness.cli import main as cli
+    assert cli(["golden", str(case_dir)]) == 0
+    return run_matrix_item(load_case(case_dir / "case.toml"), "cpu", "O0", settings_with(resolve()))
+
+
+def test_a_lit_program_compiles_runs_and_matches_numpy(tmp_path, monkeypatch):
+    result = _item(tmp_path, monkeypatch)
+    assert result.outcome == "pass", result.failure_text()[:1000]
+
+
+def test_a_planted_wrong_evaluation_fails_the_item(tmp_path, monkeypatch):
+    """Planted: the golden sums x + x where the program sums x * x."""
+    result = _item(tmp_path, monkeypatch, lambda line: line.replace(" * ", " + "))
+    assert result.outcome == "compare-fail" and "elements differ" in result.failure_text()
+
+
+def test_a_function_that_does_not_parse_is_refused_with_the_parsers_words():
+    broken = "util.func public @bad(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = arith.nosuchop %arg0\n  util.return %0 : tensor<4xf32>\n}\n"
+    with pytest.raises(NotRunnable, match="does not parse alone"):
+        program_of(PATH, broken, "bad", broken, "x.bad")
+
+
+CONVS = '''
+func.func @conv(%x: tensor<1x7x7x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x3x3x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x3x4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x7x7x3xf32>, tensor<3x3x3x4xf32>) outs(%f : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return %c : tensor<1x3x3x4xf32>
+}
+
+// -----
+
+func.func @depthwise(%x: tensor<1x6x6x3xf32>, %w: tensor<2x2x3xf32>) -> tensor<1x4x4x3xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x3xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  %c = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x6x6x3xf32>, tensor<2x2x3xf32>) outs(%f : tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  return %c : tensor<1x4x4x3xf32>
+}
+
+// -----
+
+func.func @compare_concat(%x: tensor<4xf32>, %y: tensor<4xi32>) -> (tensor<4xi1>, tensor<4xi1>, tensor<8xf32>) {
+  %zero = arith.constant dense<0.0> : tensor<4xf32>
+  %one = arith.constant dense<1> : tensor<4xi32>
+  %a = arith.cmpf olt, %x, %zero : tensor<4xf32>
+  %b = arith.cmpi sgt, %y, %one : tensor<4xi32>
+  %c = tensor.concat dim(0) %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+  return %a, %b, %c : tensor<4xi1>, tensor<4xi1>, tensor<8xf32>
+}
+'''
+
+
+@pytest.mark.harness
+def test_convolutions_compares_and_attributes_read_as_the_ir_states_them():
+    """Strides and dilations as splat dense attributes, predicates and a concat's dim as
+    integer attributes: each read as written (a reader that took the type's width for the
+    value once gave stride 64)."""
+    programs, refused = read_corpus({PATH: CONVS})
+    assert not refused
+    by_name = {p.function: p for p in programs}
+    (x, w), (out,) = _evaluate(by_name["conv"])
+    want = np.stack([np.stack([np.einsum("hwc,hwcf->f", x[0, i * 2:i * 2 + 3, j * 2:j * 2 + 3], w)
+                               for j in range(3)]) for i in range(3)])[None]
+    assert np.allclose(out, want, rtol=1e-5)
+    (x, w), (out,) = _evaluate(by_name["depthwise"])
+    want = np.stack([np.stack([np.einsum("hwc,hwc->c", x[0, i:i + 3:2, j:j + 3:2], w)
+                               for j in range(4)]) for i in range(4)])[None]
+    assert np.allclose(out, want, rtol=1e-5)
+    (x, y), (a, b, c) = _evaluate(by_name["compare_concat"])
+    assert (a == (x < 0)).all() and (b == (y > 1)).all() and (c == np.concatenate([x, x])).all()
