@@ -56,6 +56,12 @@ func.func @against_computed() {
   check.expect_eq(%a, %a) : tensor<4xi32>
   return
 }
+
+func.func @other_kind() {
+  %a = util.unfoldable_constant dense<true> : tensor<4xi1>
+  check.expect_all_true(%a) : tensor<4xi1>
+  return
+}
 '''
 
 
@@ -84,11 +90,11 @@ def test_expected_values_are_read_as_the_checks_state_them():
 
 @pytest.mark.harness
 def test_what_cannot_run_as_a_program_is_counted_by_reason():
-    with pytest.raises(NotRunnable, match=r"a check against a computed value \(expect_eq\)"):
-        program_of("tests/e2e/x.mlir", FILE, "against_computed")
+    with pytest.raises(NotRunnable, match=r"a check of another kind \(expect_all_true\)"):
+        program_of("tests/e2e/x.mlir", FILE, "other_kind")
     programs, refused = read_corpus({"tests/e2e/a/x.mlir": FILE})
-    assert [p.function for p in programs] == ["scatter_2d", "helper_and_float"]
-    assert refused == {"a check against a computed value (expect_eq)": ["a.x.against_computed"]}
+    assert [p.function for p in programs] == ["scatter_2d", "helper_and_float", "against_computed"]
+    assert refused == {"a check of another kind (expect_all_true)": ["a.x.other_kind"]}
     with pytest.raises(NotRunnable, match="an element type numpy has no dtype for: bf16"):
         program_of("tests/e2e/x.mlir", FILE.replace("dense<[2, 4, 6, 510]> : tensor<4xi32>",
                                                     "dense<1.0> : tensor<4xbf16>"), "helper_and_float")
@@ -119,6 +125,24 @@ def _item(tmp_path, monkeypatch, text):
 def test_an_e2e_program_compiles_runs_and_matches_its_checks(tmp_path, monkeypatch):
     result = _item(tmp_path, monkeypatch, SIMPLE)
     assert result.outcome == "pass", result.failure_text()[:1000]
+
+
+COMPUTED = '''func.func @add() {
+  %a = util.unfoldable_constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %b = arith.addf %a, %a : tensor<3xf32>
+  %c = arith.mulf %a, %a : tensor<3xf32>
+  check.expect_almost_eq(%b, %b) : tensor<3xf32>
+  return
+}
+'''
+
+
+def test_a_check_of_two_computed_values_is_compared_in_the_program(tmp_path, monkeypatch):
+    """expect_almost_eq(%a, %b): the program compares them where the check stood (an i1
+    tensor, golden all true); planted: 2a against a*a differs where a != 2."""
+    assert _item(tmp_path / "same", monkeypatch, COMPUTED).outcome == "pass"
+    planted = _item(tmp_path / "planted", monkeypatch, COMPUTED.replace("(%b, %b)", "(%b, %c)"))
+    assert planted.outcome == "compare-fail" and "2/3 elements differ" in planted.failure_text()
 
 
 def test_a_planted_wrong_expected_value_fails_the_item(tmp_path, monkeypatch):

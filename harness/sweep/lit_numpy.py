@@ -281,8 +281,9 @@ def _ints(attr) -> list[int]:
         raise Untranslatable(f"an integer attribute not read: {text[:40]}") from None
 
 
-def _map(text: str) -> str:
-    """`affine_map<(d0, d1)[s0] -> (d1, d0 floordiv 2)>` as `Map(lambda d0, d1: (...), dims)`."""
+def _map(text: str) -> tuple[str, tuple]:
+    """`affine_map<(d0, d1) -> (d1, d0 floordiv 2)>` as (`Map(lambda d0, d1: (...), dims)`,
+    dims: per result, the loop dim it is alone, else None)."""
     m = re.fullmatch(r"affine_map<\((.*?)\)(\[.*?\])?\s*->\s*\((.*)\)>", text.strip())
     if not m:
         raise Untranslatable(f"an indexing map not read: {text[:60]}")
@@ -300,7 +301,7 @@ def _map(text: str) -> str:
         exprs.append(e)
     pure = [int(r[1:]) if re.fullmatch(r"d\d+", r) else None for r in results]
     body = "(" + "".join(f"{e}, " for e in exprs) + ")"
-    return f"Map(lambda {', '.join(dims)}: {body}, {tuple(pure)!r})"
+    return f"Map(lambda {', '.join(dims)}: {body}, {tuple(pure)!r})", tuple(pure)
 
 
 def _split(text: str) -> list[str]:
@@ -570,8 +571,14 @@ class Writer:
             return
         block = op.regions[0].blocks[0]
         if name == "linalg.generic":
-            maps = [_map(str(m)) for m in op.attributes["indexing_maps"]]
+            read = [_map(str(m)) for m in op.attributes["indexing_maps"]]
+            maps = [text for text, _ in read]
             iters = ["r" if "reduction" in str(i) else "p" for i in op.attributes["iterator_types"]]
+            parallel = {i for i, it in enumerate(iters) if it == "p"}
+            for _, held in read[len(ins):]:
+                if not parallel <= set(held):
+                    raise Untranslatable("an output map without every parallel dim (one element written "
+                                         "more than once: no defined result)")
         elif name == "linalg.map":
             rank = len(outs[0].type.shape)
             ident = f"Map(lambda *d: tuple(d), {tuple(range(rank))!r})"

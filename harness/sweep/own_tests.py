@@ -164,14 +164,24 @@ def program_of(path: str, text: str, name: str) -> TestProgram:
     if not checks:
         raise NotRunnable("no check op")
     body_start = func.index("{", len(head) - 1)
-    values, types, expected = [], [], []
-    for start, end, kind, operands, type_ in checks:
+    values, types, expected, replacements = [], [], [], []
+    for i, (start, end, kind, operands, type_) in enumerate(checks):
         if _region_depth(func, body_start, start) > 1:
             raise NotRunnable("a check inside a region")
-        if kind not in ("expect_eq_const", "expect_almost_eq_const"):
-            raise NotRunnable(f"a check against a computed value ({kind})")
+        if kind not in ("expect_eq_const", "expect_almost_eq_const", "expect_eq", "expect_almost_eq"):
+            raise NotRunnable(f"a check of another kind ({kind})")
         if len(operands) != 2:
             raise NotRunnable(f"{kind} with a tolerance of its own")
+        if kind in ("expect_eq", "expect_almost_eq"):
+            # Two computed values: compared in the program, where the check stood; the
+            # result is a tensor of i1 whose golden is all true.
+            dtype, shape = _type_of(type_)
+            compare, value = _in_program_compare(i, kind, operands, type_, dtype)
+            replacements.append(compare)
+            values.append(value)
+            types.append(re.sub(r"^tensor<((?:\d+x)*)\w+>$", r"tensor<\1i1>", type_.strip()))
+            expected.append(Expected("bool", shape, "True", True, True))
+            continue
         dense = re.fullmatch(r"dense<(.*)>\s*:\s*(\S.*)", operands[1], re.S)
         if not dense:
             raise NotRunnable(f"an expected value that is not dense<...>: {operands[1][:40]}")
@@ -180,8 +190,9 @@ def program_of(path: str, text: str, name: str) -> TestProgram:
         values.append(operands[0])
         types.append(type_)
         expected.append(Expected(dtype, shape, literal, splat, kind == "expect_eq_const"))
-    for start, end, *_ in reversed(checks):
-        func = func[:start] + func[end:]
+        replacements.append("")
+    for (start, end, *_), text in reversed(list(zip(checks, replacements))):
+        func = func[:start] + text + func[end:]
     returns = list(re.finditer(r"^\s*return\s*$", func, re.M))
     if len(returns) != 1:
         raise NotRunnable("a test function without exactly one bare return")
@@ -195,6 +206,25 @@ def program_of(path: str, text: str, name: str) -> TestProgram:
         helpers += [re.sub(r"func\.func\s+(?:public\s+)?@", "func.func private @", f, count=1) for f in called]
     module = "\n\n".join(p for p in [outside.strip(), *helpers, func] if p)
     return TestProgram(path, name, module + "\n", expected)
+
+
+def _in_program_compare(i: int, kind: str, operands: list[str], type_: str, dtype: str) -> tuple[str, str]:
+    """(the ops that compare two computed values as the check would, the i1 value): exact
+    for expect_eq, |a - b| <= ALMOST_ATOL for expect_almost_eq."""
+    a, b = operands
+    if not (a.startswith("%") and b.startswith("%")):
+        raise NotRunnable(f"{kind} of an operand that is not a value")
+    floating = dtype.startswith("float")
+    ok = f"%__check_ok{i}"
+    if kind == "expect_eq":
+        op = f"arith.cmpf oeq, {a}, {b}" if floating else f"arith.cmpi eq, {a}, {b}"
+        return f"{ok} = {op} : {type_}", ok
+    if not floating:
+        raise NotRunnable("expect_almost_eq of integers")
+    return (f"%__check_d{i} = arith.subf {a}, {b} : {type_}\n"
+            f"  %__check_abs{i} = math.absf %__check_d{i} : {type_}\n"
+            f"  %__check_tol{i} = arith.constant dense<{ALMOST_ATOL:e}> : {type_}\n"
+            f"  {ok} = arith.cmpf ole, %__check_abs{i}, %__check_tol{i} : {type_}"), ok
 
 
 def _name(func_text: str) -> str:
