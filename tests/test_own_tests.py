@@ -221,3 +221,15 @@ def test_a_programs_own_flags_reach_its_items_and_are_checked_as_a_cases(tmp_pat
     bad = Program(program.source, "f32", mlir=program.mlir, flags=("--iree-hal-dump-executable-files-to=/tmp",))
     with pytest.raises(CaseError):
         case_from_table(case_table(sweep, variant, bad), sweep.path, tmp_path, variant.case_id, require_golden=False)
+
+
+@pytest.mark.harness
+def test_a_splat_integer_is_read_signless_as_a_listed_one():
+    """dense<128> : tensor<4xi8> is -128 in each element (a wrapped i8 sum's check), as
+    dense<[255]> is -1: the splat once failed PyTorch (`cannot be converted to int8`)."""
+    text = ("func.func @q() {\n  %a = util.unfoldable_constant dense<1> : tensor<4xi8>\n"
+            "  check.expect_eq_const(%a, dense<128> : tensor<4xi8>) : tensor<4xi8>\n  return\n}\n")
+    scope: dict = {}
+    exec(reference_source(program_of("tests/e2e/x/q.mlir", text, "q"), "doc"), scope)
+    (expected,) = scope["reference"]()
+    assert expected.tolist() == [-128] * 4

@@ -267,7 +267,9 @@ def reference_source(program: TestProgram, doc: str) -> str:
              "def reference():", "    return ("]
     for e in program.expected:
         dtype = f"torch.{e.dtype}"
-        if e.splat:
+        if e.splat and e.dtype.startswith("int"):  # signless: 128 in an i8 is -128
+            lines.append(f"        torch.full({list(e.shape)}, {e.literal}, dtype=torch.int64).to({dtype}),")
+        elif e.splat:
             lines.append(f"        torch.full({list(e.shape)}, {e.literal}, dtype={dtype}),")
         elif e.dtype.startswith("int"):  # MLIR's ints are signless: 255 in an i8 is -1
             lines.append(f"        torch.tensor({e.literal}, dtype=torch.int64).to({dtype}).reshape({list(e.shape)}),")
