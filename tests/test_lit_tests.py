@@ -10,7 +10,8 @@ from harness.case import load_case
 from harness.item import settings_with
 from harness.runner import run_matrix_item
 from harness.sweep.lit_tests import (NotRunnable, chunks, functions, module_text, program_of, read_corpus,
-                                     reference_source, without_comments)
+                                     reference_source)
+from harness.sweep.mlir_text import strip_comments
 from harness.toolchain import resolve
 from helpers import write_case
 
@@ -67,6 +68,10 @@ func.func @invalid(%arg0: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func private @external(tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
 func.func @slice_then_matmul(%a: tensor<6x5xf32>, %b: tensor<4x3xf32>) -> tensor<3x3xf32> {
   %s = tensor.extract_slice %a[1, 1] [3, 4] [1, 1] : tensor<6x5xf32> to tensor<3x4xf32>
   %z = arith.constant 0.0 : f32
@@ -90,7 +95,7 @@ def _evaluate(program):
 
 @pytest.mark.harness
 def test_a_lit_function_becomes_main_with_its_chunks_aliases():
-    chunk = without_comments(chunks(LIT)[0])
+    chunk = strip_comments(chunks(LIT)[0])
     (name, text), = functions(chunk)
     mlir = module_text(chunk, name, text)
     assert name == "row_sum" and "func.func @main(" in mlir and "return %r" in mlir
@@ -107,7 +112,8 @@ def test_what_cannot_run_is_counted_by_reason_never_dropped():
     assert why["DispatchCreation.example.scalar_arg"] == "a non-tensor argument"
     assert why["DispatchCreation.example.reads_empty"].startswith("reads an uninitialized tensor")
     assert why["DispatchCreation.example.invalid"].startswith("a test of invalid IR")
-    assert len(programs) + len(why) == 6
+    assert why["DispatchCreation.example.external"] == "a declaration (no body to run)"
+    assert len(programs) + len(why) == 7
 
 
 @pytest.mark.harness
@@ -124,7 +130,7 @@ def test_the_numpy_evaluation_is_the_functions_meaning():
 
 def _item(tmp_path, monkeypatch, body_edit=None):
     monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
-    chunk = without_comments(chunks(LIT)[0])
+    chunk = strip_comments(chunks(LIT)[0])
     (name, text), = functions(chunk)
     p = program_of(PATH, chunk, name, text, "DispatchCreation.example.row_sum")
     body = [body_edit(line) for line in p.body] if body_edit else p.body
@@ -205,6 +211,18 @@ func.func @to_scalar(%x: tensor<5xf32>) -> tensor<f32> {
 
 // -----
 
+func.func @abs_map(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %m = linalg.map ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>)
+    (%in: f32, %out: f32) {
+      %a = math.absf %in : f32
+      linalg.yield %a : f32
+    }
+  return %m : tensor<4xf32>
+}
+
+// -----
+
 func.func @written_twice(%x: tensor<2x3xf32>) -> tensor<2xf32> {
   %e = tensor.empty() : tensor<2xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
@@ -236,6 +254,8 @@ def test_convolutions_compares_and_attributes_read_as_the_ir_states_them():
     assert np.allclose(out, want, rtol=1e-5)
     (x, y), (a, b, c) = _evaluate(by_name["compare_concat"])
     assert (a == (x < 0)).all() and (b == (y > 1)).all() and (c == np.concatenate([x, x])).all()
+    (x,), (absolute,) = _evaluate(by_name["abs_map"])  # a map's body takes no accumulator
+    assert (absolute == np.abs(x)).all()
     # A 0-d result stays 0-d through reference() (np.ascontiguousarray once made it [1]).
     p = by_name["to_scalar"]
     scope: dict = {}

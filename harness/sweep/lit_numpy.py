@@ -17,6 +17,10 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
+from .mlir_text import split_top
+
 # Inlined into every lit reference.py. linalg.generic is evaluated as its definition says:
 # the parallel dims at once (index grids), the reduction dims one point at a time in
 # order, so a body that accumulates does so in the loop order the IR states.
@@ -163,7 +167,7 @@ def insert(src, dest, offsets, sizes, strides):
     return out
 
 
-def dropped_shape(sizes, rank, dynamic_ok=True):
+def dropped_shape(sizes, rank):
     """A rank-reducing slice's result shape: unit dims dropped (from the left) to `rank`."""
     sizes, drop = list(sizes), len(sizes) - rank
     out = []
@@ -290,7 +294,7 @@ def _map(text: str) -> tuple[str, tuple]:
     if m.group(2):
         raise Untranslatable("an indexing map with symbols")
     dims = [d.strip() for d in m.group(1).split(",") if d.strip()]
-    results = [r.strip() for r in _split(m.group(3))] if m.group(3).strip() else []
+    results = [r.strip() for r in split_top(m.group(3), ",", "(", ")")] if m.group(3).strip() else []
     exprs = []
     for r in results:
         e = r.replace("floordiv", "//").replace(" mod ", " % ")
@@ -302,20 +306,6 @@ def _map(text: str) -> tuple[str, tuple]:
     pure = [int(r[1:]) if re.fullmatch(r"d\d+", r) else None for r in results]
     body = "(" + "".join(f"{e}, " for e in exprs) + ")"
     return f"Map(lambda {', '.join(dims)}: {body}, {tuple(pure)!r})", tuple(pure)
-
-
-def _split(text: str) -> list[str]:
-    """Top-level comma split (map results hold parentheses)."""
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch == "("
-        depth -= ch == ")"
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    return parts + [cur]
 
 
 class Writer:
@@ -452,7 +442,6 @@ class Writer:
             el = numpy_type(_element(t))
             if getattr(value, "is_splat", False):
                 return f"np.full({list(t.shape)}, {self.scalar(str(value.get_splat_value()), el)}, {el})"
-            import numpy as np
             array = np.array(value)
             return f"np.array({array.tolist()!r}, {el}).reshape({list(t.shape)})"
         return self.scalar(text, numpy_type(t))
@@ -591,21 +580,21 @@ class Writer:
             out_map = f"Map(lambda *d: tuple(d[i] for i in {kept!r}), {tuple(kept)!r})"
             maps, iters = [ident] * len(ins) + [out_map] * len(outs), ["r" if i in dims else "p" for i in range(rank)]
         args = list(block.arguments)
-        out_args = args[len(ins):] if name != "linalg.map" else []
+        out_args = args[len(ins):]  # none where a map's body takes its inputs alone
         for i, a in enumerate(out_args):
             if self.name(outs[i]) in self.uninitialized and any(True for _ in a.uses):
                 raise Untranslatable("reads an uninitialized tensor (tensor.empty) as an accumulator")
         fn = f"body{self.bodies}"
         self.bodies += 1
         params = [self.fresh(a, "b") for a in args]
-        body_lines = [f"def {fn}(d, {', '.join(params)}):"] if params else [f"def {fn}(d):"]
+        # generic() passes the accumulators too; a body without arguments for them drops them.
+        signature = ["d", *params, *(["*_acc"] if len(args) < len(ins) + len(outs) else [])]
+        body_lines = [f"def {fn}({', '.join(signature)}):"]
         for inner in block.operations:
             if inner.operation.name in ("linalg.yield",):
                 body_lines.append(f"    return ({''.join(self.read(v) + ', ' for v in inner.operands)})")
                 break
             self.op(inner, body_lines, indent="    ", body=True)
-        if name == "linalg.map":
-            body_lines[0] = body_lines[0][:-2] + (", *_acc):" if params else "*_acc):")
         self.lines.extend(body_lines)
         ins_text = ", ".join(self.read(v) for v in ins)
         outs_text = ", ".join(self.name(v) for v in outs)

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 from .lit_numpy import HELPERS, Untranslatable, numpy_type, translate
+from .mlir_text import NotRunnable, balanced, strip_comments
 
 AREAS = ("GlobalOptimization", "DispatchCreation", "InputConversion", "Preprocessing", "Dialect/LinalgExt")
 ROOT = "compiler/src/iree/compiler/"
@@ -47,10 +48,6 @@ LIT_TOLERANCE = {"f32": (1e-4, 1e-4), "f16": (1e-2, 1e-2)}
 MAX_ELEMENTS = 1 << 21  # per input: a larger static shape is a program for a bigger machine than numpy here
 
 
-class NotRunnable(Exception):
-    """Why a lit function cannot be run as a program with a numpy golden."""
-
-
 @dataclass
 class LitProgram:
     file: str
@@ -64,41 +61,25 @@ class LitProgram:
     results: list[str]  # the numpy type of each result
 
 
-def _balanced(text: str, start: int, open_: str, close: str) -> int:
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == open_:
-            depth += 1
-        elif text[i] == close:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    raise NotRunnable(f"unbalanced {open_}{close}")
-
-
 def chunks(text: str) -> list[str]:
     """A lit file's `// -----` parts, as written."""
     return re.split(r"(?m)^[ \t]*// -----.*$", text)
 
 
-def without_comments(text: str) -> str:
-    """The chunk's code: RUN and CHECK lines and diagnostics' braces are no part of it."""
-    return "\n".join(line.split("//", 1)[0] if "//" in line and '"' not in line.split("//", 1)[0] else line
-                     for line in text.splitlines())
-
-
 def functions(chunk: str) -> list[tuple[str, str]]:
-    """(name, text) of each top-level function of a chunk (func.func or util.func)."""
+    """(name, text) of each top-level function of a chunk (func.func or util.func); a
+    declaration's text is empty."""
     found, at = [], 0
     for m in FUNC.finditer(chunk):
         if m.start() < at:
             continue
-        sig_end = _balanced(chunk, m.end() - 1, "(", ")")
+        sig_end = balanced(chunk, m.end() - 1, "(", ")")
         # The body: the first `{` that opens a region, past result types and attributes.
         body = _body_start(chunk, sig_end)
-        if body is None:
-            continue  # a declaration
-        end = _balanced(chunk, body, "{", "}")
+        if body is None:  # a declaration: counted by the reader, nothing to run
+            found.append((m.group(3), ""))
+            continue
+        end = balanced(chunk, body, "{", "}")
         found.append((m.group(3), chunk[m.start():end]))
         at = end
     return found
@@ -113,7 +94,7 @@ def _body_start(text: str, at: int) -> int | None:
         i += len(rest) - len(stripped)
         if stripped.startswith("attributes"):
             j = text.index("{", i)
-            i = _balanced(text, j, "{", "}")
+            i = balanced(text, j, "{", "}")
             continue
         if stripped.startswith("{"):
             return i
@@ -254,8 +235,6 @@ def _defined(source: str, name: str) -> tuple[bool, str]:
             if r.dtype.kind == "f" and not np.all(np.isfinite(r)):
                 return False, "a result that is not finite"
         return True, ""
-    except Untranslatable:
-        raise
     except Exception as e:  # numpy's own: shapes, bounds, division by zero, overflow
         return False, f"{type(e).__name__}: {str(e)[:80]}"
 
@@ -311,7 +290,7 @@ def read_corpus(files: dict[str, str]) -> tuple[list[LitProgram], dict[str, list
     for path, text in sorted(files.items()):
         seen: dict[str, int] = {}
         for k, raw in enumerate(chunks(text)):
-            chunk = without_comments(raw)
+            chunk = strip_comments(raw)
             diagnostic = "expected-error" in raw or "expected-warning" in raw
             try:
                 funcs = functions(chunk)
@@ -322,6 +301,8 @@ def read_corpus(files: dict[str, str]) -> tuple[list[LitProgram], dict[str, list
                 seen[name] = seen.get(name, 0) + 1
                 pid = f"{stem_of(path)}.{name}" + (f"~{seen[name]}" if seen[name] > 1 else "")
                 try:
+                    if not func_text:
+                        raise NotRunnable("a declaration (no body to run)")
                     programs.append(program_of(path, chunk, name, func_text, pid, diagnostic))
                 except NotRunnable as e:
                     refused.setdefault(_reason_key(str(e)), []).append(pid)
@@ -348,7 +329,7 @@ def catalog_path(revision: str):
     return SWEEPS_DIR / "own" / f"lit-{revision}.json.gz"
 
 
-def catalog_entry(p: LitProgram, revision: str, added: str) -> dict:
+def catalog_entry(p: LitProgram, added: str) -> dict:
     return {"file": p.file, "function": p.function, "added": added, "mlir": p.mlir,
             "arguments": [[t, list(s)] for t, s in p.arguments], "draw": p.draw, "params": p.params,
             "body": p.body, "results": p.results}
@@ -415,7 +396,7 @@ def write_catalog(mirror, revision: str) -> tuple[int, dict[str, list[str]]]:
 
     programs, refused = read_snapshot(mirror, revision)
     sweep_file, release = SNAPSHOTS[revision]
-    entries = {p.id: catalog_entry(p, revision, added_by_name(mirror, revision, p.file, p.function))
+    entries = {p.id: catalog_entry(p, added_by_name(mirror, revision, p.file, p.function))
                for p in programs}
     path = catalog_path(revision)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -430,9 +411,6 @@ if __name__ == "__main__":  # FILES.json OUT.json: read the functions with this 
     import dataclasses
     import sys
 
-    from iree.compiler import version as _version
-
     corpus, why_not = read_corpus(json.loads(open(sys.argv[1]).read()))
     with open(sys.argv[2], "w") as f:
-        json.dump({"programs": [dataclasses.asdict(p) for p in corpus], "refused": why_not,
-                   "reader": str(getattr(_version, "VERSION", ""))}, f)
+        json.dump({"programs": [dataclasses.asdict(p) for p in corpus], "refused": why_not}, f)

@@ -24,16 +24,14 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from .mlir_text import NotRunnable, balanced, split_top, strip_comments
+
 CHECK = re.compile(r"check\.(expect_eq_const|expect_almost_eq_const|expect_eq|expect_almost_eq|"
                    r"expect_true|expect_false|expect_all_true)\s*\(")
 FUNC = re.compile(r"^\s*func\.func\s+(?:(private|public)\s+)?@([\w$.-]+)\s*\(", re.M)
 DTYPES = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
           "f16": "float16", "f32": "float32", "f64": "float64"}
 ALMOST_ATOL = 1e-4  # expect_almost_eq_const's default atol (rtol 0), as the check module has it
-
-
-class NotRunnable(Exception):
-    """Why a test function cannot be run as a program whose golden is its checks' constants."""
 
 
 @dataclass
@@ -59,32 +57,14 @@ class TestProgram:
         return f"{stem}.{self.function}"
 
 
-def _strip_comments(text: str) -> str:
-    return "\n".join(line.split("//", 1)[0] if "//" in line and '"' not in line.split("//", 1)[0] else line
-                     for line in text.splitlines())
-
-
-def _balanced(text: str, start: int, open_: str, close: str) -> int:
-    """The index just past the `close` matching the `open_` at text[start]."""
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == open_:
-            depth += 1
-        elif text[i] == close:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    raise NotRunnable(f"unbalanced {open_}{close}")
-
-
 def functions(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     """(what the file holds outside its functions, [(visibility, name, whole text)])."""
     found, rest, at = [], [], 0
     for m in FUNC.finditer(text):
         if m.start() < at:
             continue  # a func.func inside an earlier one's region: none in e2e files
-        body = text.index("{", _balanced(text, m.end() - 1, "(", ")"))
-        end = _balanced(text, body, "{", "}")
+        body = text.index("{", balanced(text, m.end() - 1, "(", ")"))
+        end = balanced(text, body, "{", "}")
         rest.append(text[at:m.start()])
         found.append((m.group(1) or "public", m.group(2), text[m.start():end]))
         at = end
@@ -124,40 +104,25 @@ def _checks(body: str) -> list[tuple[int, int, str, list[str], str]]:
     """Each check op in a function's text: (start, end, kind, operands, type)."""
     out = []
     for m in CHECK.finditer(body):
-        close = _balanced(body, m.end() - 1, "(", ")")
+        close = balanced(body, m.end() - 1, "(", ")")
         inner = body[m.end():close - 1]
         tail = re.match(r"\s*:\s*([^\n]+)", body[close:])
         if not tail:
             raise NotRunnable("a check op without its type")
-        operands = _split_top(inner)
+        operands = [o.strip() for o in split_top(inner)]
         out.append((m.start(), close + tail.end(), m.group(1), operands, tail.group(1).strip()))
     return out
 
 
-def _split_top(text: str) -> list[str]:
-    """Comma-separated operands, commas inside <> [] () left alone."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "<[(":
-            depth += 1
-        elif ch in ">])":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return parts
-
-
 def program_of(path: str, text: str, name: str) -> TestProgram:
     """The test function `name` of the file as a program (NotRunnable: why not)."""
-    text = _strip_comments(text)
+    text = strip_comments(text)
     outside, funcs = functions(text)
     mine = next((f for f in funcs if f[1] == name), None)
     if mine is None:
         raise NotRunnable(f"no function @{name}")
     _, _, func = mine
-    head = func[:func.index("{", _balanced(func, func.index("("), "(", ")"))]
+    head = func[:func.index("{", balanced(func, func.index("("), "(", ")"))]
     if not re.search(r"@[\w$.-]+\s*\(\s*\)\s*(?:->\s*\(\s*\)\s*)?(?:attributes\s*\{[^}]*\}\s*)?$", head.strip()):
         raise NotRunnable("a function with arguments or results")
     checks = _checks(func)
@@ -242,7 +207,7 @@ def _region_depth(text: str, body_start: int, at: int) -> int:
 
 def test_functions(text: str) -> list[str]:
     """The names of a file's test functions: public, and holding a check op."""
-    _, funcs = functions(_strip_comments(text))
+    _, funcs = functions(strip_comments(text))
     return [n for vis, n, f in funcs if vis != "private" and CHECK.search(f)]
 
 
@@ -354,19 +319,12 @@ def _list_value(expr: str, lists: dict[str, list[str]]) -> list[str]:
     """A srcs expression: list literals, enforce_glob([...], ...) (its explicit list), names
     of lists defined earlier, joined by +."""
     out = []
-    for part in _split_plus(expr):
+    for part in split_top(expr, "+", "[(", "])"):
         part = part.strip()
         glob = re.match(r"enforce_glob\s*\(", part)
         if glob:  # its first argument: the files it names
-            inner = part[glob.end():]
-            depth, first = 0, ""
-            for ch in inner:
-                depth += ch in "[("
-                depth -= ch in "])"
-                if (ch == "," and depth == 0) or depth < 0:
-                    break
-                first += ch
-            out += _list_value(first, lists)
+            args = part[glob.end():balanced(part, glob.end() - 1, "(", ")") - 1]
+            out += _list_value(split_top(args, ",", "[(", "])")[0], lists)
         elif part.startswith("["):
             out += _strings(part)
         elif re.fullmatch(r"\w+", part):
@@ -374,35 +332,13 @@ def _list_value(expr: str, lists: dict[str, list[str]]) -> list[str]:
     return out
 
 
-def _split_plus(expr: str) -> list[str]:
-    parts, depth, cur = [], 0, ""
-    for ch in expr:
-        depth += ch in "[("
-        depth -= ch in "])"
-        if ch == "+" and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    return parts + [cur]
-
-
 def _call_args(text: str, start: int) -> dict[str, str]:
     """keyword = value pairs of the call whose `(` is at text[start]."""
-    end = _balanced(text, start, "(", ")")
-    body, args, depth, key, cur = text[start + 1:end - 1], {}, 0, None, ""
-    for ch in body + ",":
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        if ch == "," and depth == 0:
-            m = re.match(r"\s*(\w+)\s*=(.*)", cur, re.S)
-            if m:
-                args[m.group(1)] = m.group(2).strip()
-            cur = ""
-        else:
-            cur += ch
+    args = {}
+    for part in split_top(text[start + 1:balanced(text, start, "(", ")") - 1], ",", "[(", "])"):
+        m = re.match(r"\s*(\w+)\s*=(.*)", part, re.S)
+        if m:
+            args[m.group(1)] = m.group(2).strip()
     return args
 
 
