@@ -30,7 +30,7 @@ import pytest
 
 from . import path_options, shard, targets
 from .cache import Cache
-from .case import CaseError, load_case
+from .case import CaseError, Differ, load_case
 from .history.releases import ReleaseUnavailable, ensure
 from .item import ItemId, run_item
 from .outcomes import (COLLECT_ERROR, CRASHED, ERROR, FAIL, HARNESS_ERROR, INFRA_ERROR, PASS, SKIP, UNOBSERVED, WORKER_CRASH,
@@ -423,10 +423,8 @@ class CaseFile(pytest.File):
         extra = [t for t in opts.target if not targets.BY_NAME[t].default]
         for item in ItemId.of(case, extra):
             check = checks.get(item.ir_check)
-            if item.is_differ:  # both sides' targets and levels asked for
-                differ = case.differ_named(item.differ)
-                sides = (differ.a, differ.b)
-                wanted = all(s.target in opts.target and s.opt_level in opts.opt_level for s in sides)
+            if item.is_differ:
+                wanted = _differ_wanted(case.differ_named(item.differ), opts)
             else:
                 # An IR check belongs to the target its own flags compile for, or to none.
                 target = targets.target_of_flags(check.args) if check else item.target
@@ -566,6 +564,11 @@ class SweepFile(pytest.File):
         return super().repr_failure(excinfo, style)
 
 
+def _differ_wanted(differ: Differ, opts) -> bool:
+    """A differential item runs when both sides' targets and levels are asked for."""
+    return all(s.target in opts.target and s.opt_level in opts.opt_level for s in (differ.a, differ.b))
+
+
 class VariantNode(pytest.Collector):
     def __init__(self, *, sweep: Sweep, variant: Variant, **kwargs):
         super().__init__(**kwargs)
@@ -580,20 +583,26 @@ class VariantNode(pytest.Collector):
             for level in levels:
                 if level in opts.opt_level:
                     yield SweepItem.from_parent(self, name=f"{target}-{level}", sweep=self.sweep,
-                                                variant=self.variant, target=target, opt_level=level)
+                                                variant=self.variant, item=ItemId(target, level))
+        # A differential sweep's verdicts (the sides read as a case's: sweep.differ_tables).
+        for differ in self.sweep.differs:
+            if _differ_wanted(differ, opts):
+                item = ItemId(differ=differ.name)
+                yield SweepItem.from_parent(self, name=item.name, sweep=self.sweep, variant=self.variant, item=item)
 
 
 class SweepItem(CaseItem):
     """A variant's item: made into a case each time it runs (cached by program and torch
     version, so a retry's empty cache makes it anew), then run as a case's item."""
 
-    def __init__(self, *, sweep: Sweep, variant: Variant, target, opt_level, **kwargs):
+    def __init__(self, *, sweep: Sweep, variant: Variant, item: ItemId, **kwargs):
         pytest.Item.__init__(self, **kwargs)  # no case yet: it is made when the item runs
         self.sweep, self.variant = sweep, variant
-        self.item = ItemId(target, opt_level)
-        self.target, self.opt_level, self.check = target, opt_level, None
-        for marker in (target, opt_level, "numeric", "sweep"):
-            self.add_marker(marker)
+        self.item = item
+        self.target, self.opt_level, self.check = item.target, item.opt_level, None
+        for marker in (item.target, item.opt_level, "differ" if item.is_differ else sweep.kind, "sweep"):
+            if marker:
+                self.add_marker(marker)
         self.add_marker(pytest.mark.xdist_group(variant.case_id.replace("::", "/")))  # no "::" in a group
 
     @property

@@ -12,6 +12,8 @@ iree-run-module as far as the harness can tell, and misbehave on request:
   An ok module is b"PK\\x03\\x04" + the input text, so a `// FAKE-RUN: <mode>` line in
   the input travels into the module for the fake iree-run-module to act on; a flag
   `--fake-run=<mode>` puts such a line first (a flag that changes what the module computes).
+  With $IREE_REGRESS_FAKE_WRONG_AT=O3, a compile at that level makes such a module too (a
+  release that miscompiles at one level only: a differential split).
   With $IREE_REGRESS_FAKE_IREE_COMPILE_LOG set, every real compile (not --version) appends a line.
   Without `-o` (an [[ir]] check) it prints its input + "// produced-by: iree-compile".
 * iree-run-module: `--list_devices=...` prints nothing (no GPU here); otherwise the
@@ -54,6 +56,9 @@ text = open(src).read()
 for a in args:
     if a.startswith("--fake-run="):
         text = "// FAKE-RUN: " + a[len("--fake-run="):] + "\n" + text
+wrong_at = os.environ.get("IREE_REGRESS_FAKE_WRONG_AT")
+if wrong_at and "--iree-opt-level=" + wrong_at in args:
+    text = "// FAKE-RUN: wrong\n" + text
 log = os.environ.get("IREE_REGRESS_FAKE_IREE_COMPILE_LOG")
 if log:
     with open(log, "a") as f:

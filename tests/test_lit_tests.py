@@ -81,6 +81,17 @@ func.func @slice_then_matmul(%a: tensor<6x5xf32>, %b: tensor<4x3xf32>) -> tensor
   %t = linalg.transpose ins(%m : tensor<3x3xf32>) outs(%e : tensor<3x3xf32>) permutation = [1, 0]
   return %t : tensor<3x3xf32>
 }
+
+// -----
+
+func.func @sort_rows(%arg0: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  %0 = iree_linalg_ext.sort dimension(1) outs(%arg0 : tensor<3x8xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.cmpf ogt, %a, %b : f32
+    iree_linalg_ext.yield %c : i1
+  } -> tensor<3x8xf32>
+  return %0 : tensor<3x8xf32>
+}
 '''
 
 bindings = pytest.importorskip("iree.compiler.ir", reason="reading a lit function needs the compiler's bindings")
@@ -106,14 +117,18 @@ def test_a_lit_function_becomes_main_with_its_chunks_aliases():
 def test_what_cannot_run_is_counted_by_reason_never_dropped():
     programs, refused = read_corpus({PATH: LIT})
     assert sorted(p.id for p in programs) == ["DispatchCreation.example.row_sum",
-                                              "DispatchCreation.example.slice_then_matmul"]
+                                              "DispatchCreation.example.slice_then_matmul",
+                                              "DispatchCreation.example.sort_rows"]
+    # numpy does not evaluate the sort here: it is run all the same, judged differentially
+    assert {p.function: p.unevaluated for p in programs} == {
+        "row_sum": "", "slice_then_matmul": "", "sort_rows": "no numpy evaluation of iree_linalg_ext.sort"}
     why = {i: reason for reason, ids in refused.items() for i in ids}
     assert why["DispatchCreation.example.flow_op"] == "uses flow ops (a later phase's IR)"
     assert why["DispatchCreation.example.scalar_arg"] == "a non-tensor argument"
     assert why["DispatchCreation.example.reads_empty"].startswith("reads an uninitialized tensor")
     assert why["DispatchCreation.example.invalid"].startswith("a test of invalid IR")
     assert why["DispatchCreation.example.external"] == "a declaration (no body to run)"
-    assert len(programs) + len(why) == 7
+    assert len(programs) + len(why) == 8
 
 
 @pytest.mark.harness
@@ -121,7 +136,7 @@ def test_the_numpy_evaluation_is_the_functions_meaning():
     """A reduction generic over a dynamic dim (sized by the first size tried) and a slice,
     matmul and transpose: each against numpy written by hand."""
     programs, _ = read_corpus({PATH: LIT})
-    by_name = {p.function: p for p in programs}
+    by_name = {p.function: p for p in programs if not p.unevaluated}
     (x,), (sums,) = _evaluate(by_name["row_sum"])
     assert x.shape == (4, 8) and np.allclose(sums, (x * x).sum(axis=1), rtol=1e-6)
     (a, b), (t,) = _evaluate(by_name["slice_then_matmul"])
@@ -263,3 +278,31 @@ def test_convolutions_compares_and_attributes_read_as_the_ir_states_them():
     import torch
     (total,) = scope["reference"](*[torch.from_numpy(x) for x in scope["example_inputs"]()])
     assert tuple(total.shape) == ()
+
+
+def test_a_function_numpy_does_not_evaluate_runs_without_a_golden_judged_by_its_differential_items(
+        tmp_path, monkeypatch):
+    """The sort has no numpy evaluation: its reference.py draws inputs and states no golden,
+    and the program, compiled at O0 and at O3 on the installed release, must agree."""
+    from harness.item import ItemId, run_item
+
+    monkeypatch.setenv("IREE_REGRESS_CACHE", str(tmp_path / "cache"))
+    programs, _ = read_corpus({PATH: LIT})
+    p = next(p for p in programs if p.function == "sort_rows")
+    assert p.body is None and p.draw == "small" and p.arguments == [("np.float32", (3, 8))]
+    source = reference_source("doc", p.arguments, p.draw, p.params, p.body)
+    scope: dict = {}
+    exec(source, scope)
+    assert scope["reference"](*scope["example_inputs"]()) == ()
+    manifest = {"title": "a lit program without numpy", "kind": "run", "issues": [], "found_by": "iree-regress sweep",
+                "source": {"mlir": "model.mlir", "function": "main", "reference": "reference.py"},
+                "matrix": {"targets": ["cpu"], "opt_levels": ["O0", "O3"]},
+                "differ": [{"name": "o0-vs-o3", "target": "cpu", "a": {"opt_level": "O0"},
+                            "b": {"opt_level": "O3"}, "outputs": 1}]}
+    case_dir = write_case(tmp_path / "cases", "lit-sort", manifest, {"model.mlir": p.mlir, "reference.py": source})
+    from harness.cli import main as cli
+    assert cli(["golden", str(case_dir)]) == 0
+    case = load_case(case_dir / "case.toml")
+    result = run_item(case, ItemId(differ="o0-vs-o3"), settings_with(resolve()))
+    assert result.outcome == "pass", result.failure_text()[:1000]
+    assert "agree within" in result.stages[-1].detail

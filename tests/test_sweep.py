@@ -25,7 +25,7 @@ BODIES = {"same": ["return x * 1"], "plus": ["return x + 0"], "broken": ["raise 
 def build(p):
     body = BODIES[p["op"]]
     inputs = [f"values([{p['n']}, 3], torch.float32, 'random', seed=0)"]
-    return Program(model_source(f"{p}", ["x"], body, inputs), dtype="f32")
+    return Program(model_source(f"{p}", ["x"], body, inputs), dtype="f32", results=1)
 '''
 
 
@@ -53,6 +53,16 @@ cpu = ["O0", "O3"]
 '''
 
 
+O0_VS_O3 = '''
+[[differ]]
+name = "o0-vs-o3"
+target = "cpu"
+a = {opt_level = "O0"}
+b = {opt_level = "O3"}
+'''
+DIFFERENTIAL = TINY.replace('[sweep]', '[sweep]\noracle = "differential"') + O0_VS_O3
+
+
 def expect(where: str, match: str = "", outcome: str = "compare-fail", reason: str = "planted") -> str:
     """An [[expect]] entry on cpu from 3.0 on; `where` and `match` left out when empty."""
     lines = ["", "[[expect]]", *([f"where = {{ {where} }}"] if where else []), 'targets = ["cpu"]',
@@ -76,6 +86,12 @@ def expect(where: str, match: str = "", outcome: str = "compare-fail", reason: s
     (TINY + expect('op = ["pluss"]'), "expect[0].where.op"),
     (TINY.replace('cpu = ["O0", "O3"]', 'cpu = ["O9"]'), "matrix.cpu"),
     (TINY + '[[exclude]]\nwhen = { n = [2, 4] }\nreason = "x"\n', "exclude"),
+    (TINY.replace('[sweep]', '[sweep]\noracle = "majority"'), "sweep.oracle"),
+    (TINY.replace('[sweep]', '[sweep]\noracle = "differential"'), "differ"),
+    (TINY + O0_VS_O3 + "outputs = 1\n", "differ[0].outputs"),
+    (TINY + O0_VS_O3.replace('"O3"', '"O2"'), "differ[0].b"),
+    (TINY + O0_VS_O3 + expect("", outcome="differ-fail").replace('targets = ["cpu"]', 'differ = ["o0-vs-o2"]'),
+     "expect[0].differ"),
 ])
 def test_a_malformed_spec_names_its_file_and_field(tmp_path, body, field):
     path = write_sweep(tmp_path, body)
@@ -289,6 +305,28 @@ def test_drafted_expectations_are_exact_and_read_back(tmp_path):
     again = load_sweep(path)
     assert [e["opt_levels"] for e in again.expectations_for({"op": "plus", "n": 2})] == [["O0"]]
     assert again.expectations_for({"op": "same", "n": 2}) == []
+
+
+@pytest.mark.harness
+def test_a_differential_items_failure_is_drafted_under_its_differ_name(tmp_path):
+    """A failing differential item (no target, no level) is drafted, never skipped: an
+    entry naming the item by `differ`, read back as covering that item only."""
+    from harness.sweep.draft import drafts
+
+    path = write_sweep(tmp_path, DIFFERENTIAL)
+    sweep = load_sweep(path)
+    detail = "a (cpu-O0) vs b (cpu-O3): b vs side a: output 0: 6/6 elements differ (atol=0.0001, rtol=0.0001); " \
+             "max abs err 1, max rel err 0.85"
+    split = ItemRecord(case="topk::n=2,op=plus", item="differ-o0-vs-o3", outcome="differ-fail", verdict="FAIL",
+                       differ="o0-vs-o3", compiler="3.13.0rc20261016", stages=[StageResult("differ", "fail", detail)])
+    [block] = drafts(sweep, [split])
+    assert 'differ = ["o0-vs-o3"]' in block and "targets" not in block and "opt_levels" not in block
+    path.write_text(path.read_text() + "\n" + block)
+    again = load_sweep(path)
+    [entry] = again.expectations_for({"op": "plus", "n": 2})
+    assert entry["differ"] == ["o0-vs-o3"] and entry["outcome"] == "differ-fail"
+    parsed = again.parsed_expectations()[0]
+    assert parsed.covers(None, None, None, "o0-vs-o3") and not parsed.covers("cpu", "O0", None, None)
 
 
 @pytest.mark.harness
@@ -523,3 +561,41 @@ def test_a_scan_disposes_of_a_flagged_failure_by_the_grids_entry_for_the_same_va
     assert said["flags=tiled,n=2,op=same"] == "explained: an importer gap"
     assert said["flags=fused,n=4,op=plus"].startswith("unexplained")
     assert said["flags=fused,n=2,op=same"].startswith("unexplained")
+
+
+def test_a_differential_sweep_is_judged_by_its_differ_items_and_a_planted_split_is_a_scan_group(
+        pytester, fake_tools, monkeypatch):
+    """oracle = "differential": an item passes by running to the end (no golden compare);
+    the [[differ]] item is the verdict. Planted: a fake release that miscompiles at O3
+    only. The split fails the differential item (and only its own expectation takes it);
+    the same sweep on a release without the fault agrees, and the scan over the two
+    releases finds the differential item changing."""
+    from harness.sweep.scan import read_scan
+
+    write_sweep(pytester.path, DIFFERENTIAL + expect('op = ["plus"], n = [4]', "output 0: 12/12 elements differ",
+                                                     outcome="differ-fail")
+                .replace('targets = ["cpu"]', 'differ = ["o0-vs-o3"]'))
+    result = pytester.runpytest(*plugin_args(fake_tools, pytester.path / "cache", pytester.path / "r"),
+                                "sweeps", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*sweeps/tiny.toml::n=2,op=plus::differ-o0-vs-o3"])
+    by_release = {}
+    for release, fault in (("3.0.0", None), ("3.1.0", "O3")):
+        if fault:
+            monkeypatch.setenv("IREE_REGRESS_FAKE_WRONG_AT", fault)
+        reports = pytester.path / "scan" / release
+        pytester.runpytest(*plugin_args(fake_tools, pytester.path / "cache", reports), "sweeps", "--no-iree-cache")
+        _, by_release[release] = results_by_item(reports)
+    clean, faulty = by_release["3.0.0"], by_release["3.1.0"]
+    assert len(clean) == len(faulty) == 12  # 4 variants x (cpu-O0, cpu-O3, differ-o0-vs-o3)
+    assert {r["verdict"] for k, r in clean.items() if "op=same" in k} == {"PASS"}
+    assert clean["topk::n=4,op=plus::differ-o0-vs-o3"]["verdict"] == "XPASS"  # the expectation is the fault's
+    record = faulty["topk::n=2,op=same::cpu-O3"]  # wrong numbers, but no golden: ran to the end
+    assert (record["verdict"], [s["stage"] for s in record["stages"]]) == ("PASS", ["import", "compile", "run"])
+    split = faulty["topk::n=2,op=same::differ-o0-vs-o3"]
+    assert (split["outcome"], split["verdict"]) == ("differ-fail", "FAIL")
+    assert "a (cpu-O0) vs b (cpu-O3): b vs side a: output 0: 6/6 elements differ" in split["stages"][-1]["detail"]
+    assert faulty["topk::n=4,op=plus::differ-o0-vs-o3"]["verdict"] == "XFAIL"
+    scan = read_scan(pytester.path / "scan", ["3.0.0", "3.1.0"])
+    changed = {h.key for h in scan.found}
+    assert "topk::n=2,op=same::differ-o0-vs-o3" in changed
+    assert not any(k.endswith(("cpu-O0", "cpu-O3")) for k in changed)

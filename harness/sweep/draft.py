@@ -38,8 +38,8 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
     expectations anew from one whole run."""
     mine = f"{sweep.name}::"
     verdicts = (FAIL, XFAIL) if known_too else (FAIL,)
-    failing = [r for r in records if r.case.startswith(mine) and r.verdict in verdicts and r.target
-               and r.outcome != PASS_OUTCOME]
+    failing = [r for r in records if r.case.startswith(mine) and r.verdict in verdicts
+               and (r.target or r.differ) and r.outcome != PASS_OUTCOME]
     # One bug, one entry: diagnostics by the message they would be matched with (types
     # and dispatch names vary within one bug), wrong numbers by which outputs differ.
     groups: dict[tuple[str, str, tuple[str, int]], list[ItemRecord]] = defaultdict(list)
@@ -53,14 +53,14 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
         # variant -> the (target, level) cells it failed on; equal cell sets share an entry
         cells: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for r in items:
-            cells[r.case.removeprefix(mine)].add((r.target, r.opt_level))
+            cells[r.case.removeprefix(mine)].add(_cell(r))
         by_cells: dict[frozenset, list[str]] = defaultdict(list)
         for variant, shown in cells.items():
             by_cells[frozenset(shown)].append(variant)
         for shown, variants in sorted(by_cells.items(), key=lambda kv: sorted(kv[1])):
             for targets, levels in _products(sweep, shown):
                 chosen = [r for r in items if r.case.removeprefix(mine) in variants
-                          and r.target in targets and (not levels or r.opt_level in levels)]
+                          and _cell(r)[0] in targets and (not levels or _cell(r)[1] in levels)]
                 blocks.append(_block(sweep, sorted(variants), targets, levels, outcome, signature, chosen,
                                      entry, how))
     return blocks
@@ -83,7 +83,7 @@ def _known(sweep: Sweep):
         release = release_of(r.compiler)
 
         def taking(entries, indices):
-            return next((i for i in indices if entries[i].applies_to(r.target, r.opt_level, None, release)
+            return next((i for i in indices if entries[i].applies_to(r.target, r.opt_level, None, release, r.differ)
                          and entries[i].takes(r.outcome, r.failure_text())), -1)
         if grid:
             grid_variant = grid.variant(sweep.grid_point(point))
@@ -96,24 +96,36 @@ def _known(sweep: Sweep):
                 if i >= 0:
                     return "grid message", i
         # Entries of this sweep, scope aside (its own scope already did not take it).
-        i = next((i for i, e in enumerate(parsed) if release in e.compiler and (e.targets is None or r.target in e.targets)
+        i = next((i for i, e in enumerate(parsed) if release in e.compiler
+                  and ((e.differs is not None and r.differ in e.differs) if r.differ
+                       else (e.targets is None or r.target in e.targets))
                   and e.takes(r.outcome, r.failure_text())), -1)
         return ("sweep message", i) if i >= 0 else ("", -1)
     return known
 
 
+DIFFER_CELL = "differ"  # a differential item's cell: ("differ", its name)
+
+
+def _cell(r: ItemRecord) -> tuple[str, str]:
+    return (DIFFER_CELL, r.differ) if r.differ else (r.target, r.opt_level)
+
+
 def _products(sweep: Sweep, cells: frozenset) -> list[tuple[list[str], list[str]]]:
     """Split (target, level) cells into exact products: targets that failed on the same
-    levels, or each on every level it runs at, share an entry."""
+    levels, or each on every level it runs at, share an entry. Differential items are a
+    product of their own (their names as the levels)."""
     levels_of: dict[str, set[str]] = defaultdict(set)
     for target, level in cells:
         levels_of[target].add(level)
+    differs = levels_of.pop(DIFFER_CELL, None)
     by_levels: dict[frozenset | None, list[str]] = defaultdict(list)
     for target, levels in levels_of.items():
         every = levels == set(sweep.levels.get(target, ()))
         by_levels[None if every else frozenset(levels)].append(target)
     return [(sorted(targets), sorted(levels) if levels else [])
-            for levels, targets in sorted(by_levels.items(), key=lambda kv: sorted(kv[1]))]
+            for levels, targets in sorted(by_levels.items(), key=lambda kv: sorted(kv[1]))] + \
+        ([([DIFFER_CELL], sorted(differs))] if differs else [])
 
 
 def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[str], outcome: str,
@@ -121,7 +133,12 @@ def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[s
     releases = sorted({Version(r.compiler).base_version for r in records if r.compiler}, key=Version)
     # The known entry takes every one of these failures: its match says the same claim.
     match = entry["match"] if entry is not None and entry.get("match") else derive_match(records)
-    lines = ["[[expect]]", f"variants = {_id_list(variants)}", f"targets = {toml_value(targets)}"]
+    lines = ["[[expect]]", f"variants = {_id_list(variants)}"]
+    if targets == [DIFFER_CELL]:
+        lines.append(f"differ = {toml_value(levels)}")
+        levels = []
+    else:
+        lines.append(f"targets = {toml_value(targets)}")
     if levels:  # else each target's every level
         lines.append(f"opt_levels = {toml_value(levels)}")
     if releases:

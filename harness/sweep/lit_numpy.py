@@ -257,7 +257,13 @@ CONVS = {
 
 
 class Untranslatable(Exception):
-    """Why a function has no numpy evaluation here (the reason is what the catalog counts)."""
+    """Why a function has no numpy evaluation here (the reason is what the catalog counts):
+    the writer's limit, so the program is still run, judged by its differential items."""
+
+
+class Undefined(Untranslatable):
+    """Why the function has no defined result at all (an uninitialized read, an element
+    written twice, bytes the test leaves out): no oracle can judge it, so it is not run."""
 
 
 def numpy_type(t) -> str:
@@ -333,7 +339,7 @@ class Writer:
     def read(self, value) -> str:
         n = self.name(value)
         if n in self.uninitialized:
-            raise Untranslatable("reads an uninitialized tensor (tensor.empty)")
+            raise Undefined("reads an uninitialized tensor (tensor.empty)")
         return n
 
     # -- ops ------------------------------------------------------------------------------
@@ -345,7 +351,7 @@ class Writer:
                 outs = [self.read(v) for v in op.operands]
                 return args, self.lines + [f"return ({''.join(o + ', ' for o in outs)})"]
             self.op(op, self.lines, indent="")
-        raise Untranslatable("a function without a return")
+        raise Undefined("a function without a return")
 
     def op(self, op, lines: list[str], indent: str, body: bool = False) -> None:
         name = op.operation.name
@@ -437,7 +443,7 @@ class Writer:
         t = op.results[0].type
         text = str(value)
         if "dense_resource" in text or "resource" in text.split("<")[0]:
-            raise Untranslatable("a dense_resource constant (its bytes are not in the test)")
+            raise Undefined("a dense_resource constant (its bytes are not in the test)")
         if text.startswith("dense<"):
             el = numpy_type(_element(t))
             if getattr(value, "is_splat", False):
@@ -566,7 +572,7 @@ class Writer:
             parallel = {i for i, it in enumerate(iters) if it == "p"}
             for _, held in read[len(ins):]:
                 if not parallel <= set(held):
-                    raise Untranslatable("an output map without every parallel dim (one element written "
+                    raise Undefined("an output map without every parallel dim (one element written "
                                          "more than once: no defined result)")
         elif name == "linalg.map":
             rank = len(outs[0].type.shape)
@@ -583,7 +589,7 @@ class Writer:
         out_args = args[len(ins):]  # none where a map's body takes its inputs alone
         for i, a in enumerate(out_args):
             if self.name(outs[i]) in self.uninitialized and any(True for _ in a.uses):
-                raise Untranslatable("reads an uninitialized tensor (tensor.empty) as an accumulator")
+                raise Undefined("reads an uninitialized tensor (tensor.empty) as an accumulator")
         fn = f"body{self.bodies}"
         self.bodies += 1
         params = [self.fresh(a, "b") for a in args]
@@ -614,7 +620,7 @@ class Writer:
         operands = list(op.operands)
         ins, outs = operands[:segs[0]], operands[segs[0]:]
         if self.name(outs[0]) in self.uninitialized:
-            raise Untranslatable("reads an uninitialized tensor (tensor.empty) as an accumulator")
+            raise Undefined("reads an uninitialized tensor (tensor.empty) as an accumulator")
         depthwise = "depthwise" in name or "pooling" in name
         iters = "".join("r" if d in ("kh", "kw") or (d == "c" and not depthwise) else "p" for d in dims)
 

@@ -29,7 +29,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from .lit_numpy import HELPERS, Untranslatable, numpy_type, translate
+from .lit_numpy import HELPERS, Undefined, Untranslatable, numpy_type, translate
 from .mlir_text import NotRunnable, balanced, strip_comments
 
 AREAS = ("GlobalOptimization", "DispatchCreation", "InputConversion", "Preprocessing", "Dialect/LinalgExt")
@@ -55,10 +55,13 @@ class LitProgram:
     id: str
     mlir: str
     arguments: list[tuple[str, tuple[int, ...]]]  # (numpy type, shape) per input, sizes chosen
-    body: list[str]  # the numpy evaluation: lines of `reference`, ending in its return
+    body: list[str] | None  # the numpy evaluation: lines of `reference`, ending in its return
     params: list[str]
     draw: str
     results: list[str]  # the numpy type of each result
+    # Why numpy does not evaluate it ("" when `body` is its evaluation): such a program has
+    # no golden, and the iree-lit-differ sweep judges it by its differential items.
+    unevaluated: str = ""
 
 
 def chunks(text: str) -> list[str]:
@@ -207,7 +210,15 @@ def draw(rng, shape, dtype, kind):
 '''
 
 
-def reference_source(doc: str, arguments, draw: str, params: list[str], body: list[str], seed: int = 0) -> str:
+def reference_source(doc: str, arguments, draw: str, params: list[str], body: list[str] | None,
+                     seed: int = 0) -> str:
+    """reference.py: the seeded inputs and the numpy evaluation (body None: inputs only,
+    `reference` returns no golden)."""
+    if body is None:
+        return "\n".join([f'"""{doc}"""', "import numpy as np", "import torch", "", DRAW_HELPER.strip(), "", "",
+                          draw_source(arguments, draw, seed), "", "",
+                          "def reference(*inputs):",
+                          "    return ()  # no golden: the program's differential items judge it", ""])
     lines = [f'"""{doc}"""', HELPERS.strip(), "", "import torch", "", DRAW_HELPER.strip(), "", "",
              draw_source(arguments, draw, seed), "", "",
              "def reference(*inputs):",
@@ -247,15 +258,24 @@ def program_of(path: str, chunk: str, name: str, func_text: str, pid: str, expec
     with ctx:
         ftype = func.attributes["function_type"].value
         arg_types = list(ftype.inputs)
-        try:
+        try:  # inputs are drawn and outputs read back as numpy arrays, whatever the oracle
             dtypes = [numpy_type(t.element_type) for t in arg_types]
             results = [numpy_type(t.element_type) for t in ftype.results]
-            params, body = translate(func)
         except Untranslatable as e:
             raise NotRunnable(str(e)) from None
+        unevaluated = ""
+        try:
+            params, body = translate(func)
+        except Undefined as e:
+            raise NotRunnable(str(e)) from None
+        except Untranslatable as e:  # the writer's limit: run it all the same, judged differentially
+            unevaluated = str(e)
         except Exception as e:  # a form the writer does not know: counted, never a crash
-            raise NotRunnable(f"not read by the numpy writer ({type(e).__name__})") from None
+            unevaluated = f"not read by the numpy writer ({type(e).__name__})"
         has_dynamic = any(d < 0 for t in arg_types for d in t.shape)
+    if unevaluated:
+        return _differential(path, name, pid, mlir, dtypes, _candidate_shapes(arg_types, SIZES[0]), results,
+                             unevaluated)
     last = ""
     for size in (SIZES if has_dynamic else SIZES[:1]):
         shapes = _candidate_shapes(arg_types, size)
@@ -270,6 +290,17 @@ def program_of(path: str, chunk: str, name: str, func_text: str, pid: str, expec
                 return LitProgram(path, name, pid, mlir, arguments, body, params, draw, results)
             last = why
     raise NotRunnable(f"no sizes and draw found under which its evaluation is defined (last: {last})")
+
+
+def _differential(path, name, pid, mlir, dtypes, shapes, results, unevaluated) -> LitProgram:
+    """A function numpy does not evaluate here: no golden, so no draw can be checked for a
+    defined result; the first sizes, and the draw that keeps integers in [0, 1] (an index
+    then fits any dim of two or more) and floats in [0.5, 2] (no cancellation near zero to
+    tell two summation orders apart)."""
+    biggest = max((_count(s) for s in shapes), default=0)
+    if biggest > MAX_ELEMENTS:
+        raise NotRunnable(f"an input of {biggest} elements (more than numpy evaluates here)")
+    return LitProgram(path, name, pid, mlir, list(zip(dtypes, shapes)), None, [], "small", results, unevaluated)
 
 
 def _count(shape) -> int:
@@ -320,8 +351,14 @@ def _reason_key(text: str) -> str:
 
 # --- the catalog the iree-lit sweep reads (pure: the builder runs it in the sandbox) ---------
 
-# A snapshot: (its sweep, the release whose parser reads it: the first with the tag's dialects).
-SNAPSHOTS = {"v3.9.0": ("iree_lit.toml", "3.9.0")}
+@dataclass(frozen=True)
+class Snapshot:
+    sweep: str  # the sweep of its functions numpy evaluates (the golden's)
+    differential_sweep: str  # the sweep of the rest, judged by their differential items
+    release: str  # whose parser reads it: the first with the tag's dialects
+
+
+SNAPSHOTS = {"v3.9.0": Snapshot("iree_lit.toml", "iree_lit_differ.toml", "3.9.0")}
 
 
 def catalog_path(revision: str):
@@ -332,7 +369,7 @@ def catalog_path(revision: str):
 def catalog_entry(p: LitProgram, added: str) -> dict:
     return {"file": p.file, "function": p.function, "added": added, "mlir": p.mlir,
             "arguments": [[t, list(s)] for t, s in p.arguments], "draw": p.draw, "params": p.params,
-            "body": p.body, "results": p.results}
+            "body": p.body, "results": p.results, "unevaluated": p.unevaluated}
 
 
 @functools.lru_cache(maxsize=None)
@@ -345,13 +382,15 @@ def lit_program(revision: str, test: str):
     from .program import Program
 
     entry = _catalog(catalog_path(revision))["tests"][test]
+    oracle = (f"no golden ({entry['unevaluated']}): judged by its differential items" if entry.get("unevaluated")
+              else "its numpy evaluation as the golden")
     doc = (f"{test}: @{entry['function']} of {entry['file']} at iree-org/iree {revision} (added by "
-           f"{entry['added'] or 'a commit not found'}), seeded inputs, its numpy evaluation as the golden")
+           f"{entry['added'] or 'a commit not found'}), seeded inputs, {oracle}")
     source = reference_source(doc, [(t, tuple(s)) for t, s in entry["arguments"]], entry["draw"],
                               entry["params"], entry["body"])
     dtype = "f16" if "np.float16" in entry["results"] else "f32"  # the tolerance of the loosest result
     return Program(source, dtype=dtype, traits=(f"dir={test.split('.')[0]}", f"draw={entry['draw']}"),
-                   mlir=entry["mlir"], tolerance=LIT_TOLERANCE[dtype])
+                   mlir=entry["mlir"], tolerance=LIT_TOLERANCE[dtype], results=len(entry["results"]))
 
 
 def read_revision(mirror, revision: str) -> dict[str, str]:
@@ -377,7 +416,7 @@ def read_snapshot(mirror, revision: str) -> tuple[list[LitProgram], dict[str, li
 
     if revision not in SNAPSHOTS:
         raise ValueError(f"--rev {revision}: no lit sweep holds it; the snapshots: {', '.join(SNAPSHOTS)}")
-    release = SNAPSHOTS[revision][1]
+    release = SNAPSHOTS[revision].release
     ensure(release)
     repo = Path(__file__).resolve().parent.parent.parent
     with tempfile.TemporaryDirectory(prefix="iree-regress-lit-") as scratch:
@@ -395,15 +434,16 @@ def write_catalog(mirror, revision: str) -> tuple[int, dict[str, list[str]]]:
     from .spec import SWEEPS_DIR
 
     programs, refused = read_snapshot(mirror, revision)
-    sweep_file, release = SNAPSHOTS[revision]
+    snapshot = SNAPSHOTS[revision]
     entries = {p.id: catalog_entry(p, added_by_name(mirror, revision, p.file, p.function))
                for p in programs}
     path = catalog_path(revision)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps({"revision": revision, "release": release, "refused": refused, "tests": entries},
+    text = json.dumps({"revision": revision, "release": snapshot.release, "refused": refused, "tests": entries},
                       indent=0, sort_keys=True)
     path.write_bytes(gzip.compress(text.encode() + b"\n", mtime=0))
-    rewrite_axis(SWEEPS_DIR / sweep_file, sorted(entries))
+    rewrite_axis(SWEEPS_DIR / snapshot.sweep, sorted(p.id for p in programs if not p.unevaluated))
+    rewrite_axis(SWEEPS_DIR / snapshot.differential_sweep, sorted(p.id for p in programs if p.unevaluated))
     return len(programs), refused
 
 

@@ -61,7 +61,7 @@ def built_by(path: Path, sandbox: Sandbox, points: dict[str, dict] | None = None
         built = json.loads(out.read_text())
     return {vid: Program(p["source"], p["dtype"], tuple(p["outputs"]), tuple(p.get("traits", ())),
                          p.get("mlir", ""), tuple(p["tolerance"]) if p.get("tolerance") else None,
-                         tuple(p.get("flags", ())))
+                         tuple(p.get("flags", ())), p.get("results", 0))
             for vid, p in built.items()}
 
 
@@ -77,13 +77,14 @@ def program_of(sweep: Sweep, variant: Variant, sandbox: Sandbox | None = None) -
 def case_table(sweep: Sweep, variant: Variant, program: Program) -> dict:
     """The variant's case.toml, as a table (sweep --promote writes it out)."""
     levels = sorted({lvl for per in sweep.levels.values() for lvl in per})
-    return {"title": f"{sweep.title}: {variant.id}", "kind": "numeric", "issues": [],
+    return {"title": f"{sweep.title}: {variant.id}", "kind": sweep.kind, "issues": [],
             "found_by": FOUND_BY, "family": sweep.family,
             "source": ({"mlir": "model.mlir", "function": "main", "reference": "reference.py"} if program.mlir else
                        {"torch": "model.py", **({"frontend": sweep.frontend} if sweep.frontend != "torch" else {})}),
             "matrix": {"targets": list(sweep.targets), "opt_levels": levels,
                        "flags": list(sweep.flags_of(variant.values())) + list(program.flags)},
             "compare": program.compare_table(),
+            **({"differ": sweep.differ_tables(program.results)} if sweep.differs else {}),
             "expect": sweep.expectations_for(variant.values())}
 
 
@@ -109,7 +110,9 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings,
             [out / "model.py", "--golden", out, "--import-mlir", *frontend_args(sweep.frontend)]
         result = run_torch_job("reference", job, settings, writable=out)
         if result.ok:
-            result.detail = f"golden: {REFERENCE_NAME[sweep.frontend]} on the variant's example inputs"
+            result.detail = (f"golden: {REFERENCE_NAME[sweep.frontend]} on the variant's example inputs"
+                             if sweep.oracle == "golden" else
+                             "inputs only: the program has no golden, its [[differ]] items judge it")
             return result, {str(p.relative_to(out)): p for p in out.rglob("*") if p.is_file()}
         result.detail = f"{NO_GOLDEN[sweep.frontend]}: {result.detail}"
         return result, {}

@@ -40,6 +40,9 @@ class Program:
     # Compiler flags the program is written for (an e2e test's upstream suite's), added to
     # the sweep's and checked as a case's are.
     flags: tuple[str, ...] = ()
+    # How many results @main returns: what a differential sweep's sides compare (its
+    # programs have no golden to count them by).
+    results: int = 0
 
     def compare_table(self) -> dict:
         atol, rtol, why = TOLERANCES[self.dtype]

@@ -8,12 +8,17 @@
               (pairwise: axes whose every combination gets a covering array of its own),
               sample (how many variants CI runs), frontend (how the programs reach IREE:
               "torch", iree-turbine's export, the default; "onnx", through ONNX with ONNX
-              Runtime as the golden: harness/onnx_frontend.py)
+              Runtime as the golden: harness/onnx_frontend.py), oracle ("golden", the
+              default: each item compared with the reference's outputs; "differential":
+              the programs have no golden, each item passes by running to the end, and
+              the verdicts are the [[differ]] items')
     [axes]    name = [values]                 the grid
     [flag_sets] name = ["--flag=value", ...]  compiler flags users turn on; the axis
               `flags` names one per variant (spelled per release, checked as a case's)
     [[exclude]] when = {axis = [values]}, reason = "..."   points that are not programs
     [matrix]  targets, and per target the levels (cpu/vulkan run O0-O3, hip/cuda O3)
+    [[differ]] as in a case.toml (two compiles of each variant's program that must agree),
+              without `outputs`: the program says how many results it returns
     [[expect]] as in a case.toml, plus the variants it is about: where = {axis = [values]}
               (by axis values), and/or variants = ["<id>", ...] (exactly those measured);
               same_as = "<case slug>" (or a list) when a case's expectation describes the
@@ -32,7 +37,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..case import FAMILIES, CaseError, Expectation, _Reader, read_expectations
+from ..case import FAMILIES, CaseError, Differ, Expectation, _differs, _Reader, read_expectations
 from ..frontends import FRONTENDS
 from ..targets import OPT_LEVELS, TARGETS
 
@@ -42,6 +47,7 @@ STRATEGIES = ("product", "pairwise")
 # whose expectations describes the same failure (lint then reads that case's failures
 # as this entry's own, not as another bug its match would swallow).
 SCOPE_KEYS = {"where", "variants", "same_as"}
+ORACLES = ("golden", "differential")
 FLAGS_AXIS = "flags"  # the axis that names a variant's flag set
 SEED_AXIS = "seed"  # a generated sweep's draws (harness/sweep/compose.py)
 WINDOW_AXIS = "window"  # a windows sweep's cuts of real models (harness/sweep/windows.py)
@@ -113,6 +119,10 @@ class Sweep:
     flag_sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     frontend: str = "torch"  # how its programs reach IREE (frontends.FRONTENDS)
     grid: "Sweep | None" = field(default=None, repr=False, compare=False)  # the grid it adds axes to
+    oracle: str = "golden"  # ORACLES: how an item is judged
+    # The [[differ]] items: as read (their sides; `outputs` a stand-in) and as written.
+    differs: tuple[Differ, ...] = field(default=(), repr=False)
+    differ_written: tuple[dict, ...] = field(default=(), repr=False)
 
     def grid_point(self, point: dict[str, Value]) -> dict[str, Value] | None:
         """The grid's own variant of a point (its added axes taken off); None without a grid."""
@@ -129,6 +139,15 @@ class Sweep:
     @property
     def targets(self) -> tuple[str, ...]:
         return tuple(self.levels)
+
+    @property
+    def kind(self) -> str:
+        """Its variants' case kind: a differential sweep's programs have no golden."""
+        return "run" if self.oracle == "differential" else "numeric"
+
+    def differ_tables(self, results: int) -> list[dict]:
+        """The [[differ]] tables of a variant whose program returns `results` values."""
+        return [{**table, "outputs": results} for table in self.differ_written]
 
     def variant(self, point: dict[str, Value]) -> Variant:
         return Variant(self.name, tuple(sorted(point.items())))
@@ -156,7 +175,8 @@ class Sweep:
     def parsed_expectations(self) -> tuple[Expectation, ...]:
         """Every [[expect]] as a case's Expectation (lint reads them so)."""
         tables = [table for _, _, table in self.expectations]
-        return read_expectations(_Reader(self.path, {"expect": tables}), extra=SCOPE_KEYS)
+        return read_expectations(_Reader(self.path, {"expect": tables}), extra=SCOPE_KEYS,
+                                 differ_names=[d.name for d in self.differs])
 
     def about(self, point: dict[str, Value]) -> list[int]:
         """Indices of the [[expect]] entries whose scope holds this variant."""
@@ -258,11 +278,12 @@ def load_sweep(path: Path) -> Sweep:
     except tomllib.TOMLDecodeError as e:
         raise CaseError(f"{path}: not valid TOML: {e}") from None
     top = _Reader(path, data)
-    top.reject_unknown({"sweep", "axes", "exclude", "matrix", "expect", "flag_sets"})
+    top.reject_unknown({"sweep", "axes", "exclude", "matrix", "expect", "flag_sets", "differ"})
     if "sweep" not in data:
         raise top.error("sweep", "is required but missing")
     head = top.sub("sweep")
-    head.reject_unknown({"family", "name", "title", "grid", "builder", "strategy", "per", "sample", "frontend"})
+    head.reject_unknown({"family", "name", "title", "grid", "builder", "strategy", "per", "sample", "frontend",
+                        "oracle"})
     base = _grid(head, path)
     family = head.get("family", str, base.family if base else ...)
     if family not in FAMILIES:  # "other": a sweep of no family op (plain-graph)
@@ -312,7 +333,12 @@ def load_sweep(path: Path) -> Sweep:
     if not levels:
         raise matrix.error("cpu", "name at least one target and its levels (cpu = [\"O0\", ...])")
 
-    read_expectations(top, extra=SCOPE_KEYS)  # each entry as a case's, errors named here
+    oracle = head.get("oracle", str, base.oracle if base else "golden")
+    if oracle not in ORACLES:
+        raise head.error("oracle", f"unknown oracle {oracle!r}; allowed: {', '.join(ORACLES)}")
+    differs, differ_written = _differ_tables(top, path, oracle, levels)
+    read_expectations(top, extra=SCOPE_KEYS,  # each entry as a case's, errors named here
+                      differ_names=[d.name for d in differs])
     expectations = [(_scope(e.sub("where"), axes, lists_only=True) if "where" in e.table else {},
                      frozenset(e.str_list("variants", ())), dict(e.table)) for e in top.subs("expect")]
 
@@ -328,7 +354,8 @@ def load_sweep(path: Path) -> Sweep:
         raise head.error("name", f"{name!r}: lower-case words joined by '-'")
     sweep = Sweep(path, family, head.get("title", str, required=True), builder, axes,
                   tuple(exclusions), strategy, per, head.get("sample", int, 12), levels,
-                  tuple(expectations), name, flag_sets, frontend, base)
+                  tuple(expectations), name, flag_sets, frontend, base, oracle, differs,
+                  differ_written)
     every = {v.id for v in sweep.variants()}
     if not every:  # a sweep that runs nothing must not read as a green one
         raise top.error("exclude", "excludes every point of the grid: the sweep has no variant")
@@ -338,6 +365,26 @@ def load_sweep(path: Path) -> Sweep:
             raise CaseError(f"{path}: expect[{i}].variants: {unknown[0]!r} is not a variant of the grid"
                             + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
     return sweep
+
+
+def _differ_tables(top: _Reader, path: Path, oracle: str,
+                   levels: dict[str, tuple[str, ...]]) -> tuple[tuple[Differ, ...], tuple[dict, ...]]:
+    """[[differ]] tables, checked as a case's are (a stand-in result count: the program
+    gives its own); a differential sweep needs one, and its sides' targets in the matrix."""
+    for d in top.subs("differ"):
+        if "outputs" in d.table:
+            raise d.error("outputs", "a sweep's programs say how many results they return: leave it out")
+    tables = tuple(dict(d.table) for d in top.subs("differ"))
+    checked = _differs(_Reader(path, {"differ": [{**t, "outputs": 1} for t in tables]}), "run", path.parent,
+                       list(levels), [lvl for per in levels.values() for lvl in per])
+    for d, table in zip(checked, top.subs("differ")):
+        for side in (d.a, d.b):
+            if side.opt_level not in levels.get(side.target, ()):
+                raise table.error("b" if side is d.b else "a", f"{side.target}-{side.opt_level} is not in the "
+                                  "sweep's [matrix]: a side compiles as one of its items does")
+    if oracle == "differential" and not tables:
+        raise top.error("differ", "a differential sweep judges its programs by [[differ]] items: name one")
+    return checked, tables
 
 
 def _grid(head: _Reader, path: Path) -> Sweep | None:
