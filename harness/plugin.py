@@ -37,6 +37,7 @@ from .outcomes import (COLLECT_ERROR, CRASHED, ERROR, FAIL, HARNESS_ERROR, INFRA
                        XFAIL, XPASS)
 from .process import BOUNDS, MACHINE_ERRNOS, Bounds, become_subreaper, children, kill_descendants, kill_tree_root
 from .record import ItemRecord, ItemRef, StageResult
+from .report.majority import blame
 from .results import ResultsWriter, environment, link_newest, new_run_id, read_results, run_file
 from .sandbox import NONE_ASKED, probe as sandbox_probe, use_for_tools
 from .runner import ItemResult, expectation_for, verdict
@@ -658,6 +659,11 @@ def pytest_terminal_summary(terminalreporter, config):
         for i in errors:
             last = i.message.strip().splitlines()[-1] if i.message.strip() else ""
             terminalreporter.write_line(f"  {i.key}: {i.outcome}: {last}")
+    splits = blame(items)
+    if splits:
+        terminalreporter.write_sep("-", f"{len(splits)} program(s) whose compiles disagree, read by majority")
+        for case, said in sorted(splits.items()):
+            terminalreporter.write_line(f"  {case}: {said}")
     if compile_only:
         reasons: dict[str, int] = {}
         for i in compile_only:

@@ -197,3 +197,30 @@ def test_triage_compiles_the_side_whose_outputs_moved_b_first(tmp_path):
     t.side = "a"
     assert t.configuration == ("cpu", "O1", ())
     assert Triage(case, ItemId("cpu", "O0"), bug=None).configuration == ("cpu", "O0", ())
+
+
+@pytest.mark.parametrize("failing, said", [
+    ({"o0-vs-o3", "o3-vs-vulkan"}, "cpu-O3 is the odd one out (cpu-O0 and vulkan-O0 agree)"),
+    ({"cpu-vs-vulkan", "o3-vs-vulkan"}, "vulkan-O0 is the odd one out (cpu-O0 and cpu-O3 agree)"),
+    ({"o0-vs-o3", "cpu-vs-vulkan", "o3-vs-vulkan"}, "no side decidable: 3 of 3 pairs disagree"),
+    ({"o0-vs-o3"}, "no side decidable: 1 of 3 pairs disagree (cpu-O0 vs cpu-O3)"),
+    (set(), None),
+])
+def test_a_split_among_three_compiles_is_blamed_on_the_odd_one_only_when_the_majority_says_so(failing, said):
+    """Three configurations compared pairwise: the one in both failing pairs, whose
+    absence leaves a pair that agrees, is named; every other pattern names no side."""
+    from harness.record import StageResult as Stage
+    from harness.record import ItemRecord as Record
+    from harness.report.majority import blame
+
+    pairs = {"o0-vs-o3": ("cpu-O0", "cpu-O3"), "cpu-vs-vulkan": ("cpu-O0", "vulkan-O0"),
+             "o3-vs-vulkan": ("cpu-O3", "vulkan-O0")}
+    records = []
+    for name, (a, b) in pairs.items():
+        bad = name in failing
+        detail = f"a ({a}) vs b ({b})" + (": b vs side a: output 0: 3/8 elements differ" if bad else " agree within")
+        records.append(Record(case="iree-lit-differ::test=x", item=f"differ-{name}", differ=name,
+                              outcome="differ-fail" if bad else "pass", verdict="FAIL" if bad else "PASS",
+                              stages=[Stage("differ", "fail" if bad else "ok", detail)]))
+    got = blame(records).get("iree-lit-differ::test=x")
+    assert (got is None) if said is None else got.startswith(said), got
