@@ -653,7 +653,7 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
     if kind == "ir" and not ir_checks:
         raise top.error("ir", "an 'ir' case needs at least one [[ir]] check")
 
-    differs = _differs(top, kind, case_dir, targets, opt_levels)
+    differs = read_differs(top, kind, case_dir, targets, opt_levels)
     expectations = read_expectations(top, names, differ_names=[d.name for d in differs])
 
     history = _history(top, data)
@@ -674,7 +674,7 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
                 expectations=tuple(expectations), history=history, raw=data, differs=differs)
 
 
-def _differs(top: _Reader, kind: str, case_dir: Path, targets, opt_levels) -> tuple[Differ, ...]:
+def read_differs(top: _Reader, kind: str, case_dir: Path, targets, opt_levels) -> tuple[Differ, ...]:
     """[[differ]]: name, target/opt_level for both sides (defaults: the matrix's first),
     a and b tables overriding them and adding flags, outputs (required without a golden),
     atol/rtol. The two sides must differ."""

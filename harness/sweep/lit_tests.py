@@ -11,10 +11,13 @@ in the sandbox for every golden. The sizes and draws are the first, in a fixed o
 under which that evaluation is defined: every loop bounded consistently, no division by
 zero, no index out of range, no overflow, finite results.
 
-What cannot be run so is counted by reason in the catalog (and docs/own-tests.md), never
-dropped silently: ops of IREE's own dialects (flow, hal, util, encodings: the IR of a
-later phase), a function calling another, a scalar argument, an op numpy has no plain
-evaluation of here (LinalgExt, convolutions, packs), a read of an uninitialized tensor.
+A function whose numpy evaluation the writer cannot give (LinalgExt ops, packs, forms it
+does not read) is still a program, without a golden: the iree-lit-differ sweep judges it by
+compiling it several ways that must agree (static shapes only: nothing would check a drawn
+size against the shapes it assumes). What cannot be run at all is counted by reason in the
+catalog (and docs/own-tests.md), never dropped silently: ops of IREE's own dialects (flow,
+hal, util, encodings: the IR of a later phase), a function calling another, a scalar
+argument, a read of an uninitialized tensor, an element type numpy cannot hold.
 
 `iree-regress sweep own-tests --lit --mirror CLONE --rev TAG --write` writes the catalog
 sweeps/own/lit-<tag>.json.gz and the iree-lit sweep's `test` axis; reading a function
@@ -214,14 +217,12 @@ def reference_source(doc: str, arguments, draw: str, params: list[str], body: li
                      seed: int = 0) -> str:
     """reference.py: the seeded inputs and the numpy evaluation (body None: inputs only,
     `reference` returns no golden)."""
+    lines = [f'"""{doc}"""', "import numpy as np" if body is None else HELPERS.strip(), "", "import torch", "",
+             DRAW_HELPER.strip(), "", "", draw_source(arguments, draw, seed), "", ""]
     if body is None:
-        return "\n".join([f'"""{doc}"""', "import numpy as np", "import torch", "", DRAW_HELPER.strip(), "", "",
-                          draw_source(arguments, draw, seed), "", "",
-                          "def reference(*inputs):",
-                          "    return ()  # no golden: the program's differential items judge it", ""])
-    lines = [f'"""{doc}"""', HELPERS.strip(), "", "import torch", "", DRAW_HELPER.strip(), "", "",
-             draw_source(arguments, draw, seed), "", "",
-             "def reference(*inputs):",
+        return "\n".join(lines + ["def reference(*inputs):",
+                                   "    return ()  # no golden: the program's differential items judge it", ""])
+    lines += ["def reference(*inputs):",
              f"    {''.join(p + ', ' for p in params)}= (x.numpy() for x in inputs)" if params else "    del inputs",
              "    with np.errstate(divide='raise', over='raise', invalid='raise', under='ignore'):",
              "        results = evaluate(" + ", ".join(params) + ")",

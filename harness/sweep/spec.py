@@ -11,7 +11,7 @@
               Runtime as the golden: harness/onnx_frontend.py), oracle ("golden", the
               default: each item compared with the reference's outputs; "differential":
               the programs have no golden, each item passes by running to the end, and
-              the verdicts are the [[differ]] items')
+              the verdicts are the [[differ]] items)
     [axes]    name = [values]                 the grid
     [flag_sets] name = ["--flag=value", ...]  compiler flags users turn on; the axis
               `flags` names one per variant (spelled per release, checked as a case's)
@@ -37,7 +37,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..case import FAMILIES, CaseError, Differ, Expectation, _differs, _Reader, read_expectations
+from ..case import FAMILIES, CaseError, Differ, Expectation, _Reader, read_differs, read_expectations
 from ..frontends import FRONTENDS
 from ..targets import OPT_LEVELS, TARGETS
 
@@ -375,7 +375,7 @@ def _differ_tables(top: _Reader, path: Path, oracle: str,
         if "outputs" in d.table:
             raise d.error("outputs", "a sweep's programs say how many results they return: leave it out")
     tables = tuple(dict(d.table) for d in top.subs("differ"))
-    checked = _differs(_Reader(path, {"differ": [{**t, "outputs": 1} for t in tables]}), "run", path.parent,
+    checked = read_differs(_Reader(path, {"differ": [{**t, "outputs": 1} for t in tables]}), "run", path.parent,
                        list(levels), [lvl for per in levels.values() for lvl in per])
     for d, table in zip(checked, top.subs("differ")):
         for side in (d.a, d.b):
