@@ -8,6 +8,7 @@ def example_inputs():
 
 
 def reference(x, bound):
-    # columns below the bound kept, the rest -inf
+    # columns below the bound kept, the rest -inf (the bound here is positive: the MLIR
+    # compares unsigned after a sign-extending cast, the same for any bound >= 0)
     keep = torch.arange(x.shape[1]) < int(bound[0])
     return torch.where(keep, x, torch.full_like(x, float("-inf")))
