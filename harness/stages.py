@@ -537,7 +537,8 @@ def differ_stage(case: Case, differ: Differ, outputs_a: list[np.ndarray], output
                                     f"golden ({case.reference_name})")
             checks.append(check)
             verdicts.append(f"{label} {'matches' if check.ok else 'is wrong against'} the golden")
-    data = {"comparisons": [c.as_dict() for c in checks], "tolerance": {"atol": atol, "rtol": rtol}}
+    data = {"comparisons": [c.as_dict() for c in checks], "tolerance": {"atol": atol, "rtol": rtol},
+            "sides": [differ.a.describe(), differ.b.describe()]}
     sides = f"a ({differ.a.describe()}) vs b ({differ.b.describe()})"
     wrong = [(label, c) for label, c in zip("ab", checks[1:]) if not c.ok]
     if between.ok and wrong:  # within the tolerance of each other, off the golden

@@ -221,6 +221,6 @@ def test_a_split_among_three_compiles_is_blamed_on_the_odd_one_only_when_the_maj
         detail = f"a ({a}) vs b ({b})" + (": b vs side a: output 0: 3/8 elements differ" if bad else " agree within")
         records.append(Record(case="iree-lit-differ::test=x", item=f"differ-{name}", differ=name,
                               outcome="differ-fail" if bad else "pass", verdict="FAIL" if bad else "PASS",
-                              stages=[Stage("differ", "fail" if bad else "ok", detail)]))
+                              stages=[Stage("differ", "fail" if bad else "ok", detail, data={"sides": [a, b]})]))
     got = blame(records).get("iree-lit-differ::test=x")
     assert (got is None) if said is None else got.startswith(said), got

@@ -594,6 +594,7 @@ def test_a_differential_sweep_is_judged_by_its_differ_items_and_a_planted_split_
     split = faulty["topk::n=2,op=same::differ-o0-vs-o3"]
     assert (split["outcome"], split["verdict"]) == ("differ-fail", "FAIL")
     assert "a (cpu-O0) vs b (cpu-O3): b vs side a: output 0: 6/6 elements differ" in split["stages"][-1]["detail"]
+    assert split["stages"][-1]["data"]["sides"] == ["cpu-O0", "cpu-O3"]  # what the majority reads
     assert faulty["topk::n=4,op=plus::differ-o0-vs-o3"]["verdict"] == "XFAIL"
     scan = read_scan(pytester.path / "scan", ["3.0.0", "3.1.0"])
     changed = {h.key for h in scan.found}

@@ -10,21 +10,19 @@ the failing items stay failures either way, this only tells the reader where to 
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 from ..outcomes import COMPILES_DISAGREE, PASS_OUTCOME
 from ..record import ItemRecord
 
-_SIDES = re.compile(r"^a \((?P<a>[^)]*)\) vs b \((?P<b>[^)]*)\)")
-
 
 def _pair(record: ItemRecord) -> tuple[str, str] | None:
-    """The two configurations a differential item compared (None: it never compared)."""
+    """The two configurations a differential item compared, as its differ stage names
+    them (None: it never compared)."""
     if record.outcome not in (PASS_OUTCOME, COMPILES_DISAGREE) or not record.stages:
         return None
-    m = _SIDES.match(record.stages[-1].detail or "")
-    return (m["a"], m["b"]) if m else None
+    sides = record.stages[-1].data.get("sides")
+    return tuple(sides) if sides else None
 
 
 def blame(records: list[ItemRecord]) -> dict[str, str]:

@@ -256,6 +256,14 @@ CONVS = {
 }
 
 
+# LinalgExt ops with no evaluation here that read their inits (the last operands, one per
+# result): an accumulator, the original a scatter writes into, the data sorted or
+# transformed in place. From a tensor.empty they have no defined result, with or without
+# a golden to judge them by.
+READS_INITS = {f"iree_linalg_ext.{op}" for op in ("arg_compare", "scatter", "sort", "topk", "fft", "scan",
+                                                   "exp_reduction", "online_attention", "map_scatter")}
+
+
 class Untranslatable(Exception):
     """Why a function has no numpy evaluation here (the reason is what the catalog counts):
     the writer's limit, so the program is still run, judged by its differential items."""
@@ -436,6 +444,9 @@ class Writer:
         elif name == "tensor.bitcast":
             out(f"{self.read(operands[0])}.view({numpy_type(_element(results[0].type))})")
         else:
+            inits = operands[len(operands) - len(results):] if name in READS_INITS and results else []
+            if any(self.name(v) in self.uninitialized for v in inits):
+                raise Undefined("reads an uninitialized tensor (tensor.empty) as an accumulator")
             raise Untranslatable(f"no numpy evaluation of {name}")
 
     def constant(self, op) -> str:

@@ -185,7 +185,12 @@ def read_function(mlir: str):
 
 
 def _candidate_shapes(arg_types, sizes: int) -> list[tuple[int, ...]]:
-    return [tuple(sizes if d < 0 else d for d in t.shape) for t in arg_types]
+    """The inputs' shapes with each dynamic dim at `sizes` (NotRunnable: too big to draw)."""
+    shapes = [tuple(sizes if d < 0 else d for d in t.shape) for t in arg_types]
+    biggest = max((_count(s) for s in shapes), default=0)
+    if biggest > MAX_ELEMENTS:
+        raise NotRunnable(f"an input of {biggest} elements (more than numpy evaluates here)")
+    return shapes
 
 
 def draw_source(arguments, draw: str, seed: int) -> str:
@@ -283,9 +288,6 @@ def program_of(path: str, chunk: str, name: str, func_text: str, pid: str, expec
     last = ""
     for size in (SIZES if has_dynamic else SIZES[:1]):
         shapes = _candidate_shapes(arg_types, size)
-        biggest = max((_count(s) for s in shapes), default=0)
-        if biggest > MAX_ELEMENTS:
-            raise NotRunnable(f"an input of {biggest} elements (more than numpy evaluates here)")
         arguments = list(zip(dtypes, shapes))
         for draw in DRAWS:
             source = reference_source("check", arguments, draw, params, body)
@@ -301,9 +303,6 @@ def _differential(path, name, pid, mlir, dtypes, shapes, results, unevaluated) -
     defined result; the first sizes, and the draw that keeps integers in [0, 1] (an index
     then fits any dim of two or more) and floats in [0.5, 2] (no cancellation near zero to
     tell two summation orders apart)."""
-    biggest = max((_count(s) for s in shapes), default=0)
-    if biggest > MAX_ELEMENTS:
-        raise NotRunnable(f"an input of {biggest} elements (more than numpy evaluates here)")
     return LitProgram(path, name, pid, mlir, list(zip(dtypes, shapes)), None, [], "small", results, unevaluated)
 
 
