@@ -245,6 +245,9 @@ class Case:
     history: History
     raw: dict = field(repr=False, compare=False, default_factory=dict)
     differs: tuple[Differ, ...] = ()
+    # The golden carries its spread (spread/spread<i>.npy, reference.spread): an element may
+    # be off by it too. Generated programs, whose drawn values nobody chose.
+    spread: bool = False
     # What a generated sweep variant's program is made of (its dtype, dims, context ops):
     # what the report's heat maps group it by. Cases and grid variants: none.
     traits: tuple[str, ...] = ()
@@ -256,6 +259,10 @@ class Case:
     @property
     def expected_dir(self) -> Path:
         return self.dir / "expected"
+
+    @property
+    def spread_dir(self) -> Path:
+        return self.dir / "spread"
 
     @property
     def runs_module(self) -> bool:
@@ -620,9 +627,10 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
             target_flags[t] = tf.flags(t, case_dir)
 
     compare = top.sub("compare") if "compare" in data else _Reader(manifest, {}, "compare")
-    compare.reject_unknown({"atol", "rtol", "tolerance_reason", "output"})
+    compare.reject_unknown({"atol", "rtol", "tolerance_reason", "output", "spread"})
     atol, rtol = _tolerance(compare, "atol", 1e-5), _tolerance(compare, "rtol", 1e-5)
     tolerance_reason = compare.get("tolerance_reason", str, "")
+    spread = compare.get("spread", bool, False)
     rules = []
     for r in compare.subs("output"):
         r.reject_unknown({"index", "mode", "input", "axis"})
@@ -669,7 +677,7 @@ def case_from_table(data: dict, manifest: Path, case_dir: Path, slug: str,
                 variants=tuple(variants), reference=reference, function=function,
                 dynamic_shapes=dynamic_shapes, frontend=frontend,
                 targets=targets, opt_levels=opt_levels, flags=flags, target_flags=target_flags,
-                atol=atol, rtol=rtol, tolerance_reason=tolerance_reason, output_rules=tuple(rules),
+                atol=atol, rtol=rtol, tolerance_reason=tolerance_reason, output_rules=tuple(rules), spread=spread,
                 ir_checks=tuple(ir_checks),
                 expectations=tuple(expectations), history=history, raw=data, differs=differs)
 

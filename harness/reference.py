@@ -55,6 +55,72 @@ def eager(program, inputs_np: list[np.ndarray]) -> list[np.ndarray]:
     return [o.detach().cpu().numpy() for o in as_tuple(outputs)]
 
 
+# The golden's spread: how far each output moves when every floating value the program
+# makes (and its inputs) is moved by up to SPREAD_ULPS of its dtype's rounding. A compiler
+# may move results that much by right (a sum reassociated, ops fused, an intermediate kept
+# wider), so an element that moves further than the tolerance under such nudges cannot be
+# judged by the tolerance alone: a float cast to an integer next to a boundary, an argmax
+# of near-ties, a small difference of large values. Seeded: the same program gives the same
+# spread everywhere.
+SPREAD_FORMAT = 1  # in the goldens' cache key: raise it when spread() computes another thing
+SPREAD_RUNS = 8  # all nudged up, all down, then drawn ones
+SPREAD_ULPS = 2.0
+# Ops whose results a compile cannot move: they select, move or round to an integer
+# exactly. Their results are not nudged (a floor's 5.0 nudged to 4.9999995 would then
+# cast to 4: a spread no compile can make).
+EXACT_OPS = frozenset("""
+    floor ceil round trunc sign abs __abs__ neg __neg__ negative relu clamp clamp_min clamp_max clip
+    maximum minimum max min amax amin argmax argmin topk sort argsort where masked_fill gather
+    index_select take_along_dim scatter index_put cat concat concatenate stack pad flip roll
+    permute transpose reshape view contiguous clone expand expand_as broadcast_to repeat tril triu
+    __getitem__ narrow split chunk unbind squeeze unsqueeze flatten unflatten movedim
+    to type float half bfloat16 double one_hot embedding zeros_like ones_like full_like
+    """.split())
+
+
+def spread(program, inputs_np: list[np.ndarray], outputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Per output, per element: the largest |nudged - golden| over SPREAD_RUNS nudged eager
+    runs (float64; inf where a nudged run leaves or enters a non-finite value)."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    nudges = torch.Generator().manual_seed(0)
+
+    direction = [0.0]  # +1: every value nudged up, -1: down, 0: each its own drawn way
+
+    def nudge(value):
+        if not (isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel()):
+            return value
+        way = (torch.full(value.shape, direction[0], dtype=torch.float64) if direction[0] else
+               torch.rand(value.shape, generator=nudges, dtype=torch.float64) * 2 - 1)
+        return (value.to(torch.float64) * (1.0 + way * SPREAD_ULPS * torch.finfo(value.dtype).eps)).to(value.dtype)
+
+    class Nudged(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            name = getattr(func, "__name__", "")
+            # A view or an in-place op's result is a tensor the program may write through:
+            # left as it is (its values were nudged where they were made).
+            if (isinstance(out, torch.Tensor) and not out._is_view() and not name.endswith("_")
+                    and name not in EXACT_OPS):
+                return nudge(out)
+            return out
+
+    widest = [np.zeros(np.shape(o), dtype=np.float64) for o in outputs]
+    for run in range(SPREAD_RUNS):
+        direction[0] = (1.0, -1.0)[run] if run < 2 else 0.0
+        moved = [nudge(torch.from_numpy(np.array(x, copy=True))).numpy() for x in inputs_np]
+        with Nudged():
+            again = eager(program, moved)
+        for w, a, g in zip(widest, again, outputs):
+            a64, g64 = np.asarray(a, dtype=np.float64), np.asarray(g, dtype=np.float64)
+            same = (a64 == g64) | (np.isnan(a64) & np.isnan(g64))
+            with np.errstate(invalid="ignore"):
+                d = np.where(same, 0.0, np.abs(a64 - g64))
+            np.maximum(w, np.where(np.isnan(d), np.inf, d), out=w)
+    return widest
+
+
 def example_inputs(program) -> list[np.ndarray]:
     """The program's example inputs as arrays (torch tensors, or arrays already: an ONNX
     program's)."""
@@ -85,10 +151,13 @@ def save_arrays(directory: Path, stem: str, arrays) -> list[Path]:
     return paths
 
 
-def write_golden(program_path: Path, case_dir: Path) -> tuple[list[Path], list[Path]]:
-    """Write inputs/input<i>.npy and expected/output<i>.npy for a case."""
+def write_golden(program_path: Path, case_dir: Path, with_spread: bool = False) -> tuple[list[Path], list[Path]]:
+    """Write inputs/input<i>.npy and expected/output<i>.npy for a case (and, asked,
+    spread/spread<i>.npy: the golden's spread)."""
     program = load_program(program_path)
     inputs = example_inputs(program)
     outputs = eager(program, inputs)
+    if with_spread:
+        save_arrays(case_dir / "spread", "spread", spread(program, inputs, outputs))
     return (save_arrays(case_dir / "inputs", "input", inputs),
             save_arrays(case_dir / "expected", "output", outputs))

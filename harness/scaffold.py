@@ -60,8 +60,8 @@ def targets_named(text: str) -> list[str]:
 def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str], family: str = "other",
               found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5), tolerance_reason: str = "",
               targets: list[str] = DEFAULT_TARGETS, flags: list[str] = (), ir_args: list[str] | None = None,
-              differ: str = "") -> str:
-    """ir_args: an IR case (kind "ir"), whose one [[ir]] check runs iree-opt with them.
+              differ: str = "", spread: bool = False) -> str:
+    """spread: the golden carries its spread (a promoted generated program's). ir_args: an IR case (kind "ir"), whose one [[ir]] check runs iree-opt with them.
     differ: a [[differ]] table (differ_table), the bug being the difference of two compiles."""
     run = [
         "[matrix]",
@@ -73,6 +73,7 @@ def case_toml(title: str, kind: str, issues: list[str], source_lines: list[str],
         f"atol = {tolerance[0]:g}",
         f"rtol = {tolerance[1]:g}",
         *([f"tolerance_reason = {toml_value(tolerance_reason)}"] if tolerance_reason else []),
+        *(["spread = true  # the golden's spread/ (reference.spread)"] if spread else []),
     ] if ir_args is None else [
         "[[ir]]",
         f"name = {toml_value(IR_CHECK)}",
@@ -145,7 +146,7 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
              found_by: str = "", tolerance: tuple[float, float] = (1e-5, 1e-5),
              tolerance_reason: str = "", targets: list[str] | None = None, flags: list[str] = (),
              ir_args: list[str] | None = None, run_inputs: list | None = None,
-             frontend: str = "torch", differ: str = "") -> Path:
+             frontend: str = "torch", differ: str = "", spread: bool = False) -> Path:
     """found_by: a case the suite found itself (a sweep variant) needs no issue yet.
     family / targets: None = what the program shows (its ops; the targets it names, else
     cpu alone: a scan of targets the reproducer never named costs four times as much).
@@ -205,7 +206,7 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
         family = family or guess_family(text)
         targets = list(targets or targets_named(text) or ["cpu"])
         (case_dir / "case.toml").write_text(case_toml(title, kind, issues, lines, family, found_by, tolerance,
-                                                      tolerance_reason, targets, flags, ir_args, differ))
+                                                      tolerance_reason, targets, flags, ir_args, differ, spread))
         (case_dir / "README.md").write_text(readme(slug, title, issues, note, golden))
         if golden:  # the program runs in the sandbox, as it will in the suite
             from .item import settings_with
@@ -213,7 +214,7 @@ def new_case(cases_dir: Path, slug: str, issues: list[str], title: str | None = 
             from .toolchain import resolve
 
             program = case_dir / ("model.py" if from_torch else "reference.py")
-            made = write_golden_sandboxed(program, case_dir, settings_with(resolve()), frontend)
+            made = write_golden_sandboxed(program, case_dir, settings_with(resolve()), frontend, spread)
             if not made.ok:
                 raise ScaffoldError(f"{program.name} could not make the golden: {made.detail}")
     except Exception:

@@ -177,12 +177,13 @@ def run_torch_job(stage: str, args: list, settings: Settings, writable: Path) ->
 
 
 def write_golden_sandboxed(program: Path, case_dir: Path, settings: Settings,
-                           frontend: str = "torch") -> StageResult:
+                           frontend: str = "torch", spread: bool = False) -> StageResult:
     """inputs/ and expected/ of a case from its PyTorch program (`iree-regress golden`,
     new-case): the program runs in the sandbox with only the case's folder writable. The
     golden is the frontend's reference (PyTorch eager, or ONNX Runtime)."""
     case_dir = Path(case_dir).resolve()
-    return run_torch_job("reference", [Path(program).resolve(), "--golden", case_dir, *frontend_args(frontend)],
+    return run_torch_job("reference", [Path(program).resolve(), "--golden", case_dir, *frontend_args(frontend),
+                                       *(["--spread"] if spread else [])],
                          settings, writable=case_dir)
 
 
@@ -466,12 +467,27 @@ def run_module(target: str, vmfb: Path, function: str, inputs: list[Path], n_out
 SECOND_REFERENCE = "XLA CPU"  # the StableHLO path's (torch_job: xla<i>.npy beside the eager outputs)
 
 
+def golden_spreads(case: Case, golden: list[np.ndarray]) -> list[np.ndarray] | None | str:
+    """The golden's spread (reference.spread) where the case's golden carries one; a
+    string saying what is wrong where it should and does not: the reference's own fault."""
+    if not case.spread:
+        return None
+    spreads = load_arrays(case.spread_dir)
+    if [s.shape for s in spreads] != [g.shape for g in golden]:
+        return (f"the golden's spread ({case.spread_dir}) does not match its outputs: "
+                f"{[list(s.shape) for s in spreads]} vs {[list(g.shape) for g in golden]}")
+    return spreads
+
+
 def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> StageResult:
     start = time.monotonic()
     inputs = load_arrays(case.inputs_dir)
     golden = load_arrays(case.expected_dir)
+    spreads = golden_spreads(case, golden)
+    if isinstance(spreads, str):
+        return StageResult("reference", FAILED, spreads, seconds=time.monotonic() - start)
     checks = [compare_outputs(outputs, golden, inputs, case.atol, case.rtol, case.output_rules,
-                              "golden")]
+                              "golden", spreads)]
     eager_result, entry = torch_job(case, settings, import_mlir=case.torch_model is not None)
     if not eager_result.ok:
         # Not the compiler's fault: its own stage, so it never reads as wrong numbers.
@@ -493,7 +509,7 @@ def compare_stage(case: Case, outputs: list[np.ndarray], settings: Settings) -> 
         checks[0] = replace(checks[0], against=f"golden (= {case.reference_name} today)")
     else:  # the golden drifted from today's PyTorch: judge against both, say which
         checks.append(compare_outputs(outputs, eager, inputs, case.atol, case.rtol,
-                                      case.output_rules, f"{case.reference_name} today"))
+                                      case.output_rules, f"{case.reference_name} today", spreads))
     data = {"comparisons": [c.as_dict() for c in checks], **({ALSO_RAN: ran} if ran else {})}
     # A golden that PyTorch no longer reproduces is wrong itself: no known bug may hide it.
     drift = compare_outputs(eager, golden, inputs, case.atol, case.rtol, case.output_rules,
@@ -530,11 +546,14 @@ def differ_stage(case: Case, differ: Differ, outputs_a: list[np.ndarray], output
     between = compare_outputs(outputs_b, outputs_a, inputs, atol, rtol, case.output_rules, "side a")
     checks = [between]
     golden = load_arrays(case.expected_dir) if case.kind == "numeric" else []
+    spread_of_golden = golden_spreads(case, golden) if golden else None
+    if isinstance(spread_of_golden, str):
+        return StageResult("reference", FAILED, spread_of_golden, seconds=time.monotonic() - start)
     verdicts = []
     if golden:
         for label, outputs in (("a", outputs_a), ("b", outputs_b)):
             check = compare_outputs(outputs, golden, inputs, case.atol, case.rtol, case.output_rules,
-                                    f"golden ({case.reference_name})")
+                                    f"golden ({case.reference_name})", spread_of_golden)
             checks.append(check)
             verdicts.append(f"{label} {'matches' if check.ok else 'is wrong against'} the golden")
     data = {"comparisons": [c.as_dict() for c in checks], "tolerance": {"atol": atol, "rtol": rtol},

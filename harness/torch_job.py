@@ -2,12 +2,13 @@
 crash is a recorded import failure and pytest workers never pay for `import torch`.
 
     python -m harness.torch_job PROGRAM.py INPUTS_DIR OUT_DIR [--import-mlir [--dynamic-shapes FN]] [--frontend F]
-    python -m harness.torch_job PROGRAM.py --golden CASE_DIR [--import-mlir [--dynamic-shapes FN]] [--frontend F]
+    python -m harness.torch_job PROGRAM.py --golden CASE_DIR [--spread] [--import-mlir [--dynamic-shapes FN]] [--frontend F]
 
 writes OUT_DIR/eager<i>.npy (eager outputs on the stored inputs) and, with
 --import-mlir, OUT_DIR/model.mlir (iree-turbine export); with --golden, the program's
 example inputs and eager outputs as CASE_DIR/inputs/ and CASE_DIR/expected/ (a sweep
-variant's golden), and with --import-mlir too, what the import would then write as
+variant's golden; with --spread also CASE_DIR/spread/, how far each output moves under
+nudges a compiler may make: reference.spread), and with --import-mlir too, what the import would then write as
 CASE_DIR/import/ (one PyTorch start-up for both). With --frontend onnx the program goes
 through ONNX instead (harness/onnx_frontend.py): the reference is ONNX Runtime on the
 exported model, and the import is iree-import-onnx's. With --frontend stablehlo the
@@ -40,13 +41,15 @@ def main(argv=None) -> int:
     parser.add_argument("--dynamic-shapes", default="dynamic_shapes",
                         help="the model.py function that gives the export's dynamic_shapes")
     parser.add_argument("--frontend", choices=FRONTENDS, default="torch")
+    parser.add_argument("--spread", action="store_true",
+                        help="with --golden: also CASE_DIR/spread/, the golden's spread (reference.spread)")
     args = parser.parse_args(argv)
     if args.frontend == "onnx":
         return _through_onnx(args, parser)
     if args.golden is not None:
         from .reference import load_arrays, save_arrays, write_golden
 
-        _, outputs = write_golden(args.program, args.golden)
+        _, outputs = write_golden(args.program, args.golden, with_spread=args.spread)
         if args.import_mlir:
             imported = args.golden / "import"
             try:

@@ -209,3 +209,37 @@ def test_signless_integer_results_read_with_the_goldens_signedness():
     from_iree = golden.view(np.int8)  # the same bits, as IREE's signless i8 writes them
     assert compare_outputs([from_iree], [golden], [], 0, 0).ok
     assert not compare_outputs([np.array([1, 168, 255], np.uint8).view(np.int8)], [golden], [], 0, 0).ok
+
+
+# ------------------------------------------------------------------ the golden's spread
+
+def test_an_element_within_the_goldens_spread_passes_and_is_counted():
+    """A generated program's float cast to an integer next to a boundary: the golden's
+    spread says the element moves by 1 under nudges a compiler may make, so 35 for 36
+    passes there; the same difference where the spread is 0 fails."""
+    expected = np.array([36, 12, 7], dtype=np.int64)
+    actual = np.array([35, 12, 7], dtype=np.int64)
+    ill = np.array([1.0, 0.0, 0.0])
+    c = compare_outputs([actual], [expected], [], 0.06, 0.02, (), "golden", [ill])
+    assert c.ok, c.summary()
+    assert "1 element(s) judged within the golden's spread only" in c.outputs[0].message
+    planted = compare_outputs([np.array([36, 11, 7])], [expected], [], 0.06, 0.02, (), "golden", [ill])
+    assert not planted.ok and "1/3 elements differ" in planted.summary()
+    without = compare_outputs([actual], [expected], [], 0.06, 0.02)
+    assert not without.ok
+
+
+def test_a_wrong_value_far_beyond_the_spread_still_fails():
+    e = np.linspace(1, 2, 8, dtype=np.float32)
+    spread = np.full(8, 1e-6)
+    wrong = e.copy()
+    wrong[3] += 0.5  # a bug, not a rounding
+    c = compare_outputs([wrong], [e], [], 1e-5, 1e-5, (), "golden", [spread])
+    assert not c.ok and "1/8 elements differ" in c.summary()
+    assert "spread" not in c.summary()
+
+
+def test_a_spread_of_another_shape_is_refused():
+    e = np.zeros((2, 3), dtype=np.float32)
+    with pytest.raises(ValueError, match="spread has shape"):
+        compare_outputs([e], [e], [], 1e-5, 1e-5, (), "golden", [np.zeros(6)])

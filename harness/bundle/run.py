@@ -135,6 +135,7 @@ RUN_TIMEOUT_S = 600
 TIMED_OUT_CODE = 124  # what coreutils' `timeout` exits with (sandbox.SandboxShell), and LocalRunner too
 # The names lay_out writes: anything else in a bundle is refused (a name is never read as shell).
 _INPUT_NAME, _OUTPUT_NAME = re.compile(r"input\d+\.npy"), re.compile(r"output\d+\.npy")
+_SPREAD_NAME = re.compile(r"spread\d+\.npy")  # the golden's spread, where it has one
 
 
 class LocalRunner:
@@ -197,8 +198,9 @@ def execute(bundle: Path, device: str | None = None, runner=None) -> dict:
         shutil.rmtree(out, ignore_errors=True)
     try:
         rules = tuple(SimpleNamespace(**r) for r in meta["output_rules"])
+        spreads = [np.load(p) for p in _arrays(bundle, "spread", _SPREAD_NAME)] or None
         comparison = compare_outputs(actual, [np.load(p) for p in expected], [np.load(p) for p in inputs],
-                                     meta["atol"], meta["rtol"], rules, "expected")
+                                     meta["atol"], meta["rtol"], rules, "expected", spreads)
     except (OSError, ValueError, AttributeError, TypeError) as e:  # bundle.json's rules or arrays
         raise BundleError(f"{bundle}: its expected/ or output_rules cannot be compared ({e})") from None
     return {**found, "stage": "compare", "status": "ok" if comparison.ok else "fail",

@@ -213,16 +213,19 @@ def write_bundle(case: Case, result: ItemResult, settings: Settings, out: Path,
                     npy_files(case.expected_dir) if case.kind == "numeric" else [],
                     flags, driver, case.function, meta,
                     f"{case.slug}::{result.name}: {result.outcome} with IREE {result.compiler}",
-                    runs=case.runs_module)
+                    runs=case.runs_module,
+                    spreads=npy_files(case.spread_dir) if case.spread and case.kind == "numeric" else [])
     pasted = pasted_release_steps(case, result, mlir, flags, driver)
     (out / "ISSUE.md").write_text(_issue_md(result, env, pasted, driver))
     return out
 
 
 def lay_out(out: Path, mlir: Path, vmfb: Path | None, inputs: list[Path], expected: list[Path],
-            flags: list[str], driver: str, function: str, meta: dict, header: str, runs: bool | None = None) -> None:
+            flags: list[str], driver: str, function: str, meta: dict, header: str, runs: bool | None = None,
+            spreads: list[Path] = ()) -> None:
     """Write a bundle's files but ISSUE.md into `out` (run.sh says the steps). `runs`: run.sh
-    runs the module (default: when there are outputs to compare; a run case has none)."""
+    runs the module (default: when there are outputs to compare; a run case has none).
+    `spreads`: the golden's spread (a generated program's), compared with as the item was."""
     (out / "inputs").mkdir(parents=True, exist_ok=True)
     (out / "expected").mkdir(exist_ok=True)
     shutil.copy(mlir, out / "input.mlir")
@@ -232,6 +235,10 @@ def lay_out(out: Path, mlir: Path, vmfb: Path | None, inputs: list[Path], expect
         shutil.copy(p, out / "inputs" / f"input{i}.npy")
     for i, p in enumerate(expected):
         shutil.copy(p, out / "expected" / f"output{i}.npy")
+    if spreads:
+        (out / "spread").mkdir(exist_ok=True)
+        for i, p in enumerate(spreads):
+            shutil.copy(p, out / "spread" / f"spread{i}.npy")
     compile_args, run_args = _commands(flags, driver, function, len(inputs), len(expected),
                                        bool(expected) if runs is None else runs)
     (out / "run.sh").write_text(_run_sh(compile_args, run_args, header))

@@ -60,7 +60,7 @@ def cmd_golden(args) -> int:
         if case.reference_program is None:
             print(f"{case.slug}: no PyTorch program (kind {case.kind}); nothing to write")
             continue
-        made = write_golden_sandboxed(case.reference_program, case.dir, settings, case.frontend)
+        made = write_golden_sandboxed(case.reference_program, case.dir, settings, case.frontend, case.spread)
         if not made.ok:
             print(f"{case.slug}: {case.reference_program.name} could not run: {made.detail}", file=sys.stderr)
             status = 1

@@ -384,7 +384,7 @@ def promote(ref: str, slug: str, issues: list[str], title: str | None, program=N
                          from_torch=str(model), family=sweep.family, found_by="" if issues else FOUND_BY,
                          targets=list(sweep.targets), flags=list(sweep.flags_of(variant.values())),
                          frontend=sweep.frontend, tolerance=(table["atol"], table["rtol"]),
-                         tolerance_reason=table.get("tolerance_reason", ""))
+                         tolerance_reason=table.get("tolerance_reason", ""), spread=table.get("spread", False))
         except (ScaffoldError, OSError) as e:
             raise CaseError(f"sweep promote: {e}") from None
     extra = []

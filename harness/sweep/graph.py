@@ -161,7 +161,8 @@ def graph(seed: int, sweep: str, family: str | None = None) -> Program:
     compared = loosest if out_dtype in FLOATS or any(v.type.dtype in FLOATS for v in sinks) else \
         ("i32" if out_dtype == "bool" else out_dtype)
     traits = (f"dims={dims}", f"ops={len(made)}", *sorted({f"op={v.op}" for v in made}))
-    return Program(model_source(doc, [n for _, n, _ in taken], body, inputs, dynamic), dtype=compared, traits=traits)
+    return Program(model_source(doc, [n for _, n, _ in taken], body, inputs, dynamic), dtype=compared, traits=traits,
+                   spread=True)
 
 
 

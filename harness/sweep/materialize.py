@@ -17,6 +17,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from .. import reference
 from ..cache import digest
 from ..case import Case, CaseError, case_from_table
 from ..importers import versions
@@ -34,6 +35,9 @@ FOUND_BY = "iree-regress sweep"
 # program writing into its inputs left there (a window's residual add_), not the draw.
 GOLDEN_FORMAT = 2
 REPO = Path(__file__).resolve().parent.parent.parent
+# A golden with its spread is keyed by how the spread is made too.
+SPREAD_KEY = ("spread", reference.SPREAD_FORMAT, reference.SPREAD_RUNS, reference.SPREAD_ULPS,
+              sorted(reference.EXACT_OPS))
 
 
 @functools.lru_cache(maxsize=None)
@@ -61,7 +65,7 @@ def built_by(path: Path, sandbox: Sandbox, points: dict[str, dict] | None = None
         built = json.loads(out.read_text())
     return {vid: Program(p["source"], p["dtype"], tuple(p["outputs"]), tuple(p.get("traits", ())),
                          p.get("mlir", ""), tuple(p["tolerance"]) if p.get("tolerance") else None,
-                         tuple(p.get("flags", ())), p.get("results", 0))
+                         tuple(p.get("flags", ())), p.get("results", 0), p.get("spread", False))
             for vid, p in built.items()}
 
 
@@ -108,6 +112,8 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings,
         # program has none (the import stage reads model.mlir).
         job = [out / "reference.py", "--golden", out] if program.mlir else \
             [out / "model.py", "--golden", out, "--import-mlir", *frontend_args(sweep.frontend)]
+        if program.spread:
+            job.append("--spread")
         result = run_torch_job("reference", job, settings, writable=out)
         if result.ok:
             result.detail = (f"golden: {REFERENCE_NAME[sweep.frontend]} on the variant's example inputs"
@@ -119,7 +125,7 @@ def materialize(sweep: Sweep, variant: Variant, settings: Settings,
 
     made, entry = cached_step(settings, "sweep-golden",
                               digest("sweep-golden", GOLDEN_FORMAT, source, program.mlir, versions(),
-                                     *frontend_key(sweep.frontend)),
+                                     *frontend_key(sweep.frontend), *(SPREAD_KEY if program.spread else ())),
                               golden, path=src_entry)
     case_dir = entry if made.ok else src_entry
     case = replace(case_from_table(case_table(sweep, variant, program), sweep.path, case_dir,

@@ -43,6 +43,9 @@ class Program:
     # How many results @main returns: what a differential sweep's sides compare (its
     # programs have no golden to count them by).
     results: int = 0
+    # The golden carries its spread (reference.spread): a drawn program's values come from
+    # a seed, not a person, so some elements sit where an ulp decides them.
+    spread: bool = False
 
     def compare_table(self) -> dict:
         atol, rtol, why = TOLERANCES[self.dtype]
@@ -51,6 +54,8 @@ class Program:
         table = {"atol": atol, "rtol": rtol, "output": [dict(o) for o in self.outputs]}
         if why:
             table["tolerance_reason"] = why
+        if self.spread:
+            table["spread"] = True
         return table
 
 
