@@ -86,3 +86,41 @@ def test_the_library_is_wide_and_every_op_is_drawn_often():
             "elementwise", "family"} <= groups
     held = op_counts(2048)
     assert min(held.get(name, 0) for name in LIBRARY) >= 200, sorted(held.items(), key=lambda kv: kv[1])[:5]
+
+
+def test_a_failing_graph_program_is_reduced_line_by_line():
+    """sweep reduce on a graph (no slots): outputs left out, ops bypassed, dims made
+    static, each kept only while the item fails the same way. Planted: the 'failure' is an
+    index_put of a mean over dynamic dims; everything else goes; making a dim static
+    changes the message and is kept back; the reduced program still runs in PyTorch."""
+    from types import SimpleNamespace
+
+    from harness.item import ItemId
+    from harness.sandbox import probe
+    from harness.sweep.reduce import forward_lines, reduce_variant
+    from pathlib import Path
+
+    from harness.sweep.spec import load_sweep
+
+    sweep = load_sweep(Path(__file__).resolve().parent.parent / "sweeps" / "topk_graph.toml")
+    variant = sweep.find("seed=706")
+
+    def failure_of(sweep, variant, program, item, settings):
+        src = program.source
+        if ".index_put(" not in src or ".mean(" not in src:
+            return "pass", ""
+        return "compile-fail", "error: store" if "{0: AUTO, 2: AUTO}" in src else "error: other"
+
+    settings = SimpleNamespace(sandbox=probe(), toolchain=SimpleNamespace(release="3.13.0"))
+    r = reduce_variant(sweep, variant, ItemId("cpu", "O0"), settings, failure_of=failure_of)
+    body = r.after.source[r.after.source.find("def forward"):r.after.source.find("def example_inputs")]
+    assert ".index_put(" in body and ".mean(" in body
+    for gone in ("scatter_reduce", "torch.sort", "masked_fill", "float16"):
+        assert gone not in body, body
+    assert forward_lines(r.after) == 3, body  # mean, index_put, return
+    said = dict(r.trials)
+    assert said[("x0 dim 0 static",)].startswith("not kept: compile-fail error: other")
+    ns: dict = {}
+    exec(r.after.source, ns)
+    out = ns["Model"]()(*ns["example_inputs"]())
+    assert out[0].shape == (6, 6)

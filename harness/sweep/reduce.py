@@ -2,9 +2,10 @@
 
 A generated variant (harness/sweep/compose.py) is its seed's draws: context slots around
 the family op, and dynamic dims. The reduction leaves out one slot at a time, then the
-dynamic dims, keeping each removal under which the item still fails the same way (the
-same outcome and failure signature, harness/signatures.py), on the same release, target,
-level and flags. Every trial is a program like any other: built by the sweep's builder in
+dynamic dims; then, for any generated program (a graph has no slots), it edits forward()
+line by line (reduce_lines.py: outputs left out, ops bypassed, dims made static). Each
+change is kept only when the item still fails the same way (the same outcome and failure
+signature, harness/signatures.py), on the same release, target, level and flags. Every trial is a program like any other: built by the sweep's builder in
 the sandbox, its golden from PyTorch, its item run through the same stages.
 """
 
@@ -20,6 +21,7 @@ from ..stages import Settings
 from .compose import DROPPABLE
 from .materialize import built_by, materialize, program_of
 from .program import Program
+from .reduce_lines import reduce_lines
 from .spec import SEED_AXIS, Sweep, Variant
 
 
@@ -70,6 +72,14 @@ def reduce_variant(sweep: Sweep, variant: Variant, item: ItemId, settings: Setti
         trials.append((trial, "the same failure: left out" if same else f"kept: {got[0]} {got[1][:80]}".rstrip()))
         if same:
             kept, current = trial, program
+
+    def same_failure(program: Program) -> tuple[bool, str]:
+        got = failure_of(sweep, variant, program, item, settings)
+        return got == failure, f"{got[0]} {got[1][:80]}".rstrip()
+
+    current, edited = reduce_lines(current, same_failure)
+    trials += [((what,), did) for what, did in edited]
+    kept += tuple(what for what, did in edited if did.startswith("the same failure"))
     return Reduction(before, current, kept, failure, trials)
 
 
@@ -81,7 +91,8 @@ def _built(sweep: Sweep, variant: Variant, drop: tuple[str, ...], settings: Sett
 def render(reduction: Reduction, name: str) -> str:
     lines = [f"reduce {name}: {reduction.failure[0]}: {reduction.failure[1][:160]}"]
     for dropped, what in reduction.trials:
-        lines.append(f"  without {', '.join(dropped)}: {what}")
+        edit = f"without {', '.join(dropped)}" if set(dropped) <= set(DROPPABLE) else dropped[-1]
+        lines.append(f"  {edit}: {what}")
     lines.append(f"left out: {', '.join(reduction.dropped) or 'nothing'}; forward() "
                  f"{forward_lines(reduction.before)} -> {forward_lines(reduction.after)} lines")
     lines += ["", reduction.after.source]
