@@ -103,7 +103,8 @@ def test_a_failing_generated_program_is_reduced_to_what_its_failure_needs():
     assert "consumer" not in r.dropped and "dynamic" not in r.dropped and r.dropped
     said = dict(r.trials)
     assert said[(*r.dropped, "dynamic")] == "kept: compile-fail error: other"  # another message: kept back
-    assert r.after.source == build({"seed": seed, "drop": list(r.dropped)}).source  # the id says it all
+    assert r.by_id.source == build({"seed": seed, "drop": list(r.dropped)}).source  # the id says it all
+    assert forward_lines(r.after) <= forward_lines(r.by_id)  # then line by line
 
 
 def test_the_nightly_share_of_a_generated_sweep_rotates_through_every_seed_in_a_week():

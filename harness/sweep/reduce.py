@@ -33,9 +33,11 @@ class ReduceError(Exception):
 class Reduction:
     before: Program
     after: Program
-    dropped: tuple[str, ...]
+    dropped: tuple[str, ...]  # the slots left out: the variant's id and these rebuild `by_id`
     failure: tuple[str, str]  # (outcome, signature) kept throughout
     trials: list[tuple[tuple[str, ...], str]] = field(default_factory=list)  # (dropped, what it did)
+    by_id: Program | None = None  # the program after the slots, before the line edits
+    edited: tuple[str, ...] = ()  # the line edits kept (reduce_lines.py)
 
 
 def failure_of(sweep: Sweep, variant: Variant, program: Program, item: ItemId,
@@ -77,10 +79,11 @@ def reduce_variant(sweep: Sweep, variant: Variant, item: ItemId, settings: Setti
         got = failure_of(sweep, variant, program, item, settings)
         return got == failure, f"{got[0]} {got[1][:80]}".rstrip()
 
+    by_id = current
     current, edited = reduce_lines(current, same_failure)
     trials += [((what,), did) for what, did in edited]
-    kept += tuple(what for what, did in edited if did.startswith("the same failure"))
-    return Reduction(before, current, kept, failure, trials)
+    return Reduction(before, current, kept, failure, trials, by_id,
+                     tuple(what for what, did in edited if did.startswith("the same failure")))
 
 
 def _built(sweep: Sweep, variant: Variant, drop: tuple[str, ...], settings: Settings) -> Program:
@@ -93,7 +96,7 @@ def render(reduction: Reduction, name: str) -> str:
     for dropped, what in reduction.trials:
         edit = f"without {', '.join(dropped)}" if set(dropped) <= set(DROPPABLE) else dropped[-1]
         lines.append(f"  {edit}: {what}")
-    lines.append(f"left out: {', '.join(reduction.dropped) or 'nothing'}; forward() "
+    lines.append(f"left out: {', '.join((*reduction.dropped, *reduction.edited)) or 'nothing'}; forward() "
                  f"{forward_lines(reduction.before)} -> {forward_lines(reduction.after)} lines")
     lines += ["", reduction.after.source]
     return "\n".join(lines)
