@@ -1,0 +1,48 @@
+"""plain-graph seed 1602 (dynamic dims): inputs x0: f32[4, 4, 8, 12], x1: f32[4, 2, 3, 3]; conv2d(grouped)(x0)->v0; pad(0,3,value=1)(v0)->v1; reversed_slice(dim=0)(v1)->v2; index_select(dim=1,3i mod n)(v2)->v3; add(v3, v2)->v4; argmax(dim=3,keepdim=False)(v4)->v5; narrow(dim=2,start=0)(v5)->v6; slice(dim=2,1::2)(v6)->v7. Drawn by harness/sweep/graph.py from the seed; the same on every machine."""
+import torch
+
+def values(shape, dtype, kind, seed):
+    """Seeded inputs that hit the hard cases. kind: random; ties (few distinct values);
+    extremes (+-inf, +-0 and the largest finite values for floats, the type's min and
+    max for integers). bf16 is held as the f32 values it rounds to (numpy has no bf16)."""
+    g = torch.Generator().manual_seed(seed)
+    n = 1
+    for s in shape:
+        n *= s
+    if dtype.is_floating_point:
+        if kind == "ties":
+            x = torch.randint(-3, 4, (n,), generator=g).to(torch.float32) / 2
+        else:
+            x = torch.randn(n, generator=g) * 4
+        if kind == "extremes" and n >= 2:
+            big = float(torch.finfo(dtype).max)
+            specials = torch.tensor([float("inf"), -float("inf"), 0.0, -0.0, big, -big])
+            where = torch.randperm(n, generator=g)[: min(n, len(specials))]
+            x[where] = specials[: len(where)]
+        x = x.reshape(shape).to(dtype)
+        return x.to(torch.float32) if dtype == torch.bfloat16 else x
+    info = torch.iinfo(dtype)
+    if kind == "ties":
+        lo, hi = max(info.min, -3), min(info.max, 3)
+    else:
+        lo, hi = max(info.min, -(2 ** 40)), min(info.max, 2 ** 40)
+    x = torch.randint(lo, hi + 1, (n,), generator=g, dtype=torch.int64)
+    if kind == "extremes" and n >= 2:
+        where = torch.randperm(n, generator=g)[:2]
+        x[where[0]], x[where[1]] = info.min, info.max
+    return x.to(dtype).reshape(shape)
+
+
+class Model(torch.nn.Module):
+    def forward(self, x0):
+        v5 = x0.argmax(dim=3, keepdim=False)
+        return v5,
+
+
+def example_inputs():
+    return (values([4, 4, 8, 12], torch.float32, 'random', seed=0),)
+
+
+def dynamic_shapes():
+    AUTO = torch.export.Dim.AUTO
+    return {'x0': {0: AUTO, 1: AUTO, 2: AUTO}}
