@@ -122,13 +122,15 @@ def reduce_lines(program: Program, same: Callable[[Program], tuple[bool, str]]) 
     and each trial's (edit, what it did). `same(trial)`: (still the same failure, why not)."""
     current = program
     trials: list[tuple[str, str]] = []
+    tried = {program.source}  # a trial not kept is not run again after a later edit
     changed = True
     while changed:
         changed = False
         unused = ("lines nothing reads left out", _with_body(current, current.source.splitlines()))
         for what, trial in (unused, *edits(current)):
-            if trial.source == current.source:
+            if trial.source in tried:
                 continue
+            tried.add(trial.source)
             kept, why = same(trial)
             trials.append((what, "the same failure: kept" if kept else f"not kept: {why}"[:120]))
             if kept:
