@@ -141,11 +141,20 @@ def kill_descendants(keep: set[int] = frozenset(), pid: int | None = None) -> li
             os.kill(victim, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-    for victim in victims:
-        try:
-            os.waitpid(victim, os.WNOHANG)
-        except ChildProcessError:
-            pass  # not our child: its own parent (or init) reaps it
+    # A SIGKILLed process is gone a moment later, not at once: reaped without waiting it
+    # would stay a zombie of this (subreaper) process for good, one or two a sandboxed
+    # tool call (a reduction's hundreds of trials left hundreds).
+    pending, deadline = set(victims), time.monotonic() + 0.5
+    while pending:
+        for victim in list(pending):
+            try:
+                if os.waitpid(victim, os.WNOHANG)[0]:
+                    pending.discard(victim)
+            except ChildProcessError:
+                pending.discard(victim)  # not our child: its own parent (or init) reaps it
+        if not pending or time.monotonic() > deadline:
+            break
+        time.sleep(0.002)
     return victims
 
 
