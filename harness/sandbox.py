@@ -390,14 +390,11 @@ def probe() -> Sandbox:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return Sandbox(None, "bwrap is not installed (apt-get install bubblewrap)")
-    from .process import Bounds, run_bounded  # (process.py imports this module)
-
     trial = Sandbox(bwrap, "")
-    # Bounded as every tool call, so that the sandbox's own processes, re-parented to a
-    # subreaper, are reaped too.
-    proc = run_bounded(trial.wrap(["/bin/true"], []), Bounds(timeout_s=30), wrapped=True, sandbox=trial)
-    if proc.timed_out or proc.returncode is None:
-        return Sandbox(None, f"bwrap could not run: {proc.status()}")
+    try:
+        proc = subprocess.run(trial.wrap(["/bin/true"], []), capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return Sandbox(None, f"bwrap could not run: {e}")
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         return Sandbox(None, f"bwrap cannot make a sandbox here: {last[:200]}")
