@@ -58,3 +58,21 @@ def test_a_program_writing_through_a_view_keeps_its_meaning_when_nudged():
     assert golden[0][0, 0] == 11.0
     s = spread(program, [x], golden)[0]
     assert (s < 1e-4).all(), s
+
+
+def test_a_golden_that_should_carry_its_spread_and_does_not_is_the_references_fault(tmp_path):
+    """compare_stage's check: a case saying `spread = true` whose spread/ is missing (or of
+    other shapes) ends on the reference stage, never compared without it."""
+    from types import SimpleNamespace
+
+    from harness.reference import save_arrays
+    from harness.stages import golden_spreads
+
+    golden = [np.zeros((2, 3), dtype=np.float32)]
+    case = SimpleNamespace(spread=True, spread_dir=tmp_path / "spread")
+    assert "does not match its outputs" in golden_spreads(case, golden)
+    save_arrays(tmp_path / "spread", "spread", [np.zeros(6)])
+    assert "does not match its outputs" in golden_spreads(case, golden)
+    save_arrays(tmp_path / "spread", "spread", [np.zeros((2, 3))])
+    assert golden_spreads(case, golden)[0].shape == (2, 3)
+    assert golden_spreads(SimpleNamespace(spread=False), golden) is None
