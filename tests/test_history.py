@@ -680,3 +680,21 @@ def test_a_failure_beside_the_bug_with_no_message_is_never_written_without_one()
     assert "match =" not in block and "# match: none could be derived" in block
     said = Other(frozenset({ItemId.parse("vulkan-O0")}), "run-crash", r"crashed \(SIGSEGV\)", "3.4.0", "3.5.0")
     assert 'match = "crashed \\\\(SIGSEGV\\\\)"' in said.block() and 'compiler = ">=3.4.0,<=3.5.0"' in said.block()
+
+
+def test_a_failure_hiding_the_bug_before_its_onset_is_written_once(releases, capsys):
+    """3.1.0 and 3.2.0 fail another way right before the bug's onset, with no expectation
+    of their own: the scan writes one entry for what hides the bug there, and does not
+    also write the same failure again as one "beside the bug" (planted: it did, for every
+    hidden release but the last; a case had ten such entries twice)."""
+    text = releases.manifest.read_text()
+    hand = text[text.index("[[expect]]"):text.index("[history]")]
+    releases.manifest.write_text(text.replace(hand, ""))
+    assert cli_main(["prove", "fake-case", "--scan", "--write"]) == 0
+    written = releases.manifest.read_text()
+    assert written.count("old\\\\.spelling") == 1, written
+    case = load_case(releases.manifest)
+    for version in ("3.1.0", "3.2.0"):
+        e = case.expectation_for("cpu", "O0", None, Version(version))
+        assert e is not None and "hides the bug before" in e.reason
+    assert lint_case(releases.manifest, []) == []

@@ -257,8 +257,11 @@ def cmd_scan(args, case) -> int:
     order = [r.version for r in scanned]
     spans = [(order.index(w.hidden_before or w.first_bad), order.index(w.hidden_after or w.last_bad))
              for w in measured.windows if {w.hidden_before or w.first_bad, w.hidden_after or w.last_bad} <= set(order)]
-    others = other_failures(case, scanned, lambda x, version: x.name in bug_names and (
-        bug.state(x).kind == PROBE_BAD or any(lo <= order.index(version) <= hi for lo, hi in spans)))
+    # What hides the bug (measured.hidden) is written as its own entry: not again as "beside".
+    hidden = {(f"{h.scope}-{name}", v) for h in measured.hidden for name in h.names for v in h.versions}
+    others = other_failures(case, scanned, lambda x, version: (x.name, version) in hidden or (
+        x.name in bug_names and (
+            bug.state(x).kind == PROBE_BAD or any(lo <= order.index(version) <= hi for lo, hi in spans))))
     for other in others:  # the rest of the matrix: what no expectation explains
         print(f"also seen beside the bug, no expectation takes it "
               f"({', '.join(sorted(i.name for i in other.items))}):\n"
