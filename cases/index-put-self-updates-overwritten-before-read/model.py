@@ -1,4 +1,4 @@
-"""x.index_put((i,), x) of a static [6, 6] f32: the updates are the destination itself. The static twin of case index-put-dynamic-store-into-readonly-binding (that program with its dims static, a trial of its reduction), and the shape scatter-graph seed 1282 failed in.
+"""x.index_put((i,), x) of a static [6, 6] f32: the updates are the destination itself. The static twin of case index-put-dynamic-store-into-readonly-binding (that program with its dims static, a trial of its reduction), and the shape scatter-graph seeds 192 and 1282 failed in.
 """
 import torch
 
