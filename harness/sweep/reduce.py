@@ -21,7 +21,7 @@ from ..stages import Settings
 from .compose import DROPPABLE
 from .materialize import built_by, materialize, program_of
 from .program import Program
-from .reduce_lines import reduce_lines
+from .reduce_lines import forward_span, reduce_lines
 from .spec import SEED_AXIS, Sweep, Variant
 
 
@@ -104,7 +104,5 @@ def render(reduction: Reduction, name: str) -> str:
 
 def forward_lines(program: Program) -> int:
     """How many lines the program's forward() has: what a reader reads."""
-    lines = program.source.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def forward(")) + 1
-    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("        ")), len(lines))
+    start, end = forward_span(program.source.splitlines())
     return end - start

@@ -31,11 +31,10 @@ _NAME = re.compile(r"\b([vx]\d+)\b")
 _DYNAMIC = re.compile(r"^(\s+)return (\{.*\})\s*$")
 
 
-def _forward(lines: list[str]) -> tuple[int, int]:
-    """[start, end) of forward()'s body."""
+def forward_span(lines: list[str]) -> tuple[int, int]:
+    """[start, end) of forward()'s body (a generated one: no blank line inside)."""
     start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def forward(")) + 1
-    end = next((i for i in range(start, len(lines)) if lines[i].strip() and not lines[i].startswith("        ")),
-               len(lines))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("        ")), len(lines))
     return start, end
 
 
@@ -57,7 +56,7 @@ def _split_top(text: str) -> list[str]:
 
 def _without_dead(lines: list[str]) -> list[str]:
     """Leave out the `vN = ...` lines nothing after them reads (repeated until none)."""
-    start, end = _forward(lines)
+    start, end = forward_span(lines)
     body = lines[start:end]
     while True:
         dead = None
@@ -78,7 +77,7 @@ def _with_body(program: Program, lines: list[str]) -> Program:
 def edits(program: Program) -> Iterator[tuple[str, Program]]:
     """Every single edit of the program, smallest first: (what it does, the program)."""
     lines = program.source.splitlines()
-    start, end = _forward(lines)
+    start, end = forward_span(lines)
     ret = next((i for i in range(start, end) if _RETURN.match(lines[i])), None)
     if ret is not None:
         indent, returned = _RETURN.match(lines[ret]).groups()
