@@ -372,6 +372,22 @@ def test_an_interim_failure_gets_its_own_expectation_written_once(tmp_path):
     assert text.count("another failure hides the bug") == 1 and 'compiler = ">=3.2.0,<=3.3.0"' in text
 
 
+def test_levels_that_show_the_bug_from_different_releases_get_an_entry_each():
+    """O0 fails from 3.1.0, O3 only from 3.3.0 (measured: abs of an i32 matmul, math.absi,
+    O2/O3 from 3.8.0): one entry over both levels would expect O3 to fail where it passes."""
+    from types import SimpleNamespace
+
+    from harness.history.writeback import expectations_for
+
+    runs = [run("3.0.0", cpu_O0="pass", cpu_O3="pass"), run("3.1.0", cpu_O0=BAD, cpu_O3="pass"),
+            run("3.2.0", cpu_O0=BAD, cpu_O3="pass"), run("3.3.0", cpu_O0=BAD, cpu_O3=BAD),
+            run("3.4.0", cpu_O0="pass", cpu_O3="pass")]
+    blocks = expectations_for(SimpleNamespace(threads=(), found_by="sweep"), BUFFERIZE, windows(runs, BUFFERIZE))
+    scoped = sorted((re.search(r"opt_levels = (.*)", b).group(1), re.search(r"compiler = (.*)", b).group(1))
+                    for b in blocks)
+    assert scoped == [('["O0"]', '">=3.1.0,<=3.3.0"'), ('["O3"]', '">=3.3.0,<=3.3.0"')]
+
+
 def test_a_hand_written_expectation_is_never_replaced_silently(tmp_path):
     """The scan replaces the [[expect]] entries it wrote; one a person wrote for the same
     bug is kept and returned for the caller to show, unless forced."""

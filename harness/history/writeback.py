@@ -23,24 +23,29 @@ from .casefile import header_of, read_text, scope_lines, split_blocks, toml_valu
 from .update import UPDATE_REASON
 from .window import Measured
 
+
 def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
     """The bug's [[expect]] entries, scoped to what was measured: per window, per target
-    (or the ir checks) and per outcome the bug showed there, the levels and the releases
-    it showed on (open-ended for an open window)."""
+    (or the ir checks), per outcome the bug showed there and per run of releases an item
+    showed it on (items with the same run share an entry: O0 failing from 3.5.0 and O3
+    from 3.8.0 are two entries, never one that expects O3 to fail on 3.5.0); open-ended for
+    an open window."""
+    order = {v: n for n, v in enumerate(measured.versions)}
     blocks = []
     for j, w in enumerate(measured.windows):
-        # (target or "ir", outcome) -> (items, releases)
-        groups: dict[tuple[str, str], tuple[set[ItemId], list[str]]] = {}
+        # (target or "ir", outcome, first, last) -> items
+        groups: dict[tuple[str, str, str, str], set[ItemId]] = {}
         for name, shown in measured.item_outcomes.items():
             item = ItemId.parse(name)
+            by_outcome: dict[str, list[str]] = {}
             for version, outcome in shown:
-                if not w.holds(version):
-                    continue
-                items, versions = groups.setdefault((item.scope, outcome), (set(), []))
-                items.add(item)
-                versions.append(version)
-        for (_, outcome), (items, versions) in sorted(groups.items()):
-            first, last = min(versions, key=Version), max(versions, key=Version)
+                if w.holds(version):
+                    by_outcome.setdefault(outcome, []).append(version)
+            for outcome, versions in by_outcome.items():
+                for first, last in _runs(sorted(versions, key=order.__getitem__), order):
+                    groups.setdefault((item.scope, outcome, first, last), set()).add(item)
+        for (_, outcome, first, last), items in sorted(groups.items(), key=lambda g: (
+                g[0][0], g[0][1], order[g[0][2]], order[g[0][3]])):
             open_end = w.first_good is None and Version(last) == Version(w.last_bad)
             rng = f">={first}" if open_end else f">={first},<={last}"
             lines = ["[[expect]]", *scope_lines(items), f"compiler = {toml_value(rng)}",
@@ -48,12 +53,23 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
             match = w.bad_match.pattern if w.bad_match is not None else measured.match
             if match:
                 lines.append(f"match = {toml_value(match)}")
-            lines.append(f"reason = {toml_value(_reason(case, w, j))}")
+            lines.append(f"reason = {toml_value(_reason(case, w, j, first, last))}")
             blocks.append("\n".join(lines) + "\n")
     # What hides the bug on some items inside a window comes first: the first [[expect]]
     # that covers an item wins, and the bug's own entries cover those items' releases too.
     inside = [_hidden_block(h) for h in measured.hidden if h.where == "inside"]
     return inside + blocks + [_hidden_block(h) for h in measured.hidden if h.where != "inside"]
+
+
+def _runs(versions: list[str], order: dict[str, int]) -> list[tuple[str, str]]:
+    """Releases (in scan order) as (first, last) runs of consecutive scanned releases."""
+    found: list[list[str]] = []
+    for v in versions:
+        if found and order[v] == order[found[-1][1]] + 1:
+            found[-1][1] = v
+        else:
+            found.append([v, v])
+    return [(a, b) for a, b in found]
 
 
 def _hidden_block(h) -> str:
@@ -70,12 +86,13 @@ def _hidden_block(h) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _reason(case: Case, w: Window, index: int = 0) -> str:
+def _reason(case: Case, w: Window, index: int = 0, first: str = "", last: str = "") -> str:
     """Credits the window's own issue; the case's threads only for its first window (a
-    later one is another change's bug until someone says whose: lint asks)."""
+    later one is another change's bug until someone says whose: lint asks). Measured: the
+    entry's own releases (some items show the bug on part of the window only)."""
     cite = w.issue or (", ".join(case.threads) or f"found by {case.found_by}" if index == 0 else "not credited yet")
     end = f"fixed in {w.first_good}" if w.first_good else "still open"
-    return f"{cite}: measured {w.first_bad}..{w.last_bad}, {end}"
+    return f"{cite}: measured {first or w.first_bad}..{last or w.last_bad}, {end}"
 
 
 def history_block(case: Case, bug: Bug, measured: Measured) -> str:
