@@ -96,10 +96,23 @@ def outcome_of(stages: list[StageResult]) -> str:
     return PASS_OUTCOME
 
 
+# How much of a successful compile's log (its warnings) a later stage's failure carries.
+COMPILE_WARNINGS_KEPT = 4000
+
+
 def failure_text(stages: list[StageResult]) -> str:
-    """What an expectation's `match` is searched in: the failing stage's detail and log."""
+    """What an expectation's `match` is searched in: the failing stage's detail and log;
+    for a failure after a compile that succeeded, then what that compile warned (a run that
+    dies on its stack says why only there: "stack frame size (...) exceeds limit in
+    function '..._scan_...'")."""
     bad = failing_stage(stages)
-    return f"{bad.detail}\n{bad.log}" if bad else ""
+    if not bad:
+        return ""
+    text = f"{bad.detail}\n{bad.log}"
+    compiled = stage_named(stages, "compile")
+    if bad.stage != "compile" and compiled is not None and compiled.status == OK and compiled.log.strip():
+        text += f"\ncompile warned:\n{compiled.log[:COMPILE_WARNINGS_KEPT]}"
+    return text
 
 
 def compile_only(stages: list[StageResult]) -> bool:

@@ -250,3 +250,30 @@ def test_an_earlier_scans_found_items_are_what_a_wider_scan_reruns(tmp_path):
         _found_items([load_sweep(sweeps / "transpose.toml")], tmp_path)
     with pytest.raises(CaseError, match="no scan.json"):
         _found_items([topk], tmp_path / "nothing")
+
+
+def test_a_run_crash_is_matched_with_what_its_compile_warned():
+    """A run that dies on its stack says why only in its compile's warnings (measured:
+    plain-graph seed 208 on 3.8.0, "stack frame size (18446744073709551160) exceeds limit in
+    function '..._scan_DxDxi64_...'", then SIGSEGV): the failure's text carries them, so an
+    explanation can take the crash of a scan dispatch and leave another dispatch's crash."""
+    from harness.sweep.explained import Explanation
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+    import re
+
+    def crashed(dispatch):
+        warned = f"warning: stack frame size (18446744073709551160) exceeds limit in function 'main$async_dispatch_0_{dispatch}'\n"
+        return ItemRecord(case="topk::k=1", item="cpu-O0", outcome="run-crash", verdict="FAIL", target="cpu",
+                          opt_level="O0", stages=[StageResult("compile", "ok", "", warned),
+                                                  StageResult("run", "crash", "crashed (SIGSEGV)")])
+
+    scan_crash = Explanation(("topk",), SpecifierSet(">=3.4.0"), "run-crash",
+                             re.compile(r"crashed \(SIGSEGV\)(?s:.*)stack frame size \(\d+\) exceeds limit in function '[^']*_scan_"),
+                             "a scan dispatch's stack")
+    assert scan_crash.takes("topk", Version("3.8.0"), "run-crash", crashed("scan_DxDxi64").failure_text())
+    assert not scan_crash.takes("topk", Version("3.8.0"), "run-crash", crashed("sort_Dxf32").failure_text())
+    # a compile that failed carries its own log once, never "warned"
+    failed = ItemRecord(case="topk::k=1", item="cpu-O0", outcome="compile-fail", verdict="FAIL", target="cpu",
+                        opt_level="O0", stages=[StageResult("compile", "fail", "exit code 1", "error: x\n")])
+    assert "compile warned" not in failed.failure_text()
