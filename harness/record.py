@@ -98,6 +98,7 @@ def outcome_of(stages: list[StageResult]) -> str:
 
 # How much of a successful compile's log (its warnings) a later stage's failure carries.
 COMPILE_WARNINGS_KEPT = 4000
+COMPILE_WARNED = "compile warned:"  # the line that starts them in a failure's text
 
 
 def failure_text(stages: list[StageResult]) -> str:
@@ -111,7 +112,7 @@ def failure_text(stages: list[StageResult]) -> str:
     text = f"{bad.detail}\n{bad.log}"
     compiled = stage_named(stages, "compile")
     if bad.stage != "compile" and compiled is not None and compiled.status == OK and compiled.log.strip():
-        text += f"\ncompile warned:\n{compiled.log[:COMPILE_WARNINGS_KEPT]}"
+        text += f"\n{COMPILE_WARNED}\n{compiled.log[:COMPILE_WARNINGS_KEPT]}"
     return text
 
 

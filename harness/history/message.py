@@ -19,6 +19,7 @@ from collections import Counter
 
 from ..outcomes import NUMBERS_OUTCOMES
 from ..process import strip_paths
+from ..record import COMPILE_WARNED
 
 _DIFF = re.compile(r"output (\d+)(?: \(indices[^)]*\))?: (\d+)/(\d+) elements differ[^;]*; max abs err (\S+?)[,;]")
 
@@ -235,4 +236,7 @@ def sample_of(text: str) -> str:
     dispatch = _DISPATCH.search(text)
     if dispatch:
         keep.append(dispatch.group(0))
+    if COMPILE_WARNED in lines[1:]:  # a later stage's failure: what the compile warned first
+        warned = lines.index(COMPILE_WARNED, 1)
+        keep += [COMPILE_WARNED, *lines[warned + 1:warned + 2]]
     return "\n".join(dict.fromkeys(keep))
