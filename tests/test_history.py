@@ -388,6 +388,23 @@ def test_levels_that_show_the_bug_from_different_releases_get_an_entry_each():
     assert scoped == [('["O0"]', '">=3.1.0,<=3.3.0"'), ('["O3"]', '">=3.3.0,<=3.3.0"')]
 
 
+def test_a_failure_hiding_the_bug_on_two_runs_of_releases_gets_an_entry_each():
+    """Before the onset the items fail one way, then another, then the first way again
+    (measured: a self index_put's wrong values on 2.9.0..3.0.0 and 3.6.0..3.11.0, compile
+    failures between): one entry over 2.9.0..3.11.0 would expect wrong values where the
+    compile fails."""
+    from types import SimpleNamespace
+
+    from harness.history.writeback import expectations_for
+
+    crash = ("compile-crash", "crashed (SIGABRT): at foo")
+    runs = [run("3.0.0", cpu_O0=OTHER), run("3.1.0", cpu_O0=crash), run("3.2.0", cpu_O0=OTHER),
+            run("3.3.0", cpu_O0=BAD)]
+    blocks = expectations_for(SimpleNamespace(threads=(), found_by="sweep"), BUFFERIZE, windows(runs, BUFFERIZE))
+    hidden = sorted(re.search(r"compiler = (.*)", b).group(1) for b in blocks if OTHER[0] in b and "unknown op" in b)
+    assert hidden == ['">=3.0.0,<=3.0.0"', '">=3.2.0,<=3.2.0"']
+
+
 def test_a_hand_written_expectation_is_never_replaced_silently(tmp_path):
     """The scan replaces the [[expect]] entries it wrote; one a person wrote for the same
     bug is kept and returned for the caller to show, unless forced."""

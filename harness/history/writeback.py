@@ -57,8 +57,8 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
             blocks.append("\n".join(lines) + "\n")
     # What hides the bug on some items inside a window comes first: the first [[expect]]
     # that covers an item wins, and the bug's own entries cover those items' releases too.
-    inside = [_hidden_block(h) for h in measured.hidden if h.where == "inside"]
-    return inside + blocks + [_hidden_block(h) for h in measured.hidden if h.where != "inside"]
+    inside = [b for h in measured.hidden if h.where == "inside" for b in _hidden_blocks(h, order)]
+    return inside + blocks + [b for h in measured.hidden if h.where != "inside" for b in _hidden_blocks(h, order)]
 
 
 def _runs(versions: list[str], order: dict[str, int]) -> list[tuple[str, str]]:
@@ -72,18 +72,24 @@ def _runs(versions: list[str], order: dict[str, int]) -> list[tuple[str, str]]:
     return [(a, b) for a, b in found]
 
 
-def _hidden_block(h) -> str:
-    """An [[expect]] for what hides the bug on releases inside its window's span: prove
-    checks those releases still fail that way, and a run there is judged by it."""
+def _hidden_blocks(h, order: dict[str, int]) -> list[str]:
+    """[[expect]] entries for what hides the bug on releases inside its window's span, one
+    per run of consecutive releases it was seen on (compare-fail on 2.9.0..3.0.0 and again
+    on 3.6.0..3.11.0 is two entries, never one over the releases between that failed
+    otherwise): prove checks those releases still fail that way, and a run there is judged
+    by it."""
     items = [ItemId.parse(f"{h.scope}-{name}") for name in h.names]  # ir-<check>, differ-<name> or <target>-<level>
-    span = f">={h.versions[0]},<={h.versions[-1]}"
     when = {"before": "before the bug's onset", "after": "after the bug showed, before its fix",
             "inside": "on these items inside its window"}[h.where]
-    lines = ["[[expect]]", *scope_lines(items), f"compiler = {toml_value(span)}", f"outcome = {toml_value(h.outcome)}"]
-    if h.match:
-        lines.append(f"match = {toml_value(h.match)}")
-    lines.append(f"reason = {toml_value(f'another failure hides the bug {when} (measured {h.versions[0]}..{h.versions[-1]}); not the bug itself')}")
-    return "\n".join(lines) + "\n"
+    blocks = []
+    for first, last in _runs(sorted(h.versions, key=order.__getitem__), order):
+        lines = ["[[expect]]", *scope_lines(items), f"compiler = {toml_value(f'>={first},<={last}')}",
+                 f"outcome = {toml_value(h.outcome)}"]
+        if h.match:
+            lines.append(f"match = {toml_value(h.match)}")
+        lines.append(f"reason = {toml_value(f'another failure hides the bug {when} (measured {first}..{last}); not the bug itself')}")
+        blocks.append("\n".join(lines) + "\n")
+    return blocks
 
 
 def _reason(case: Case, w: Window, index: int = 0, first: str = "", last: str = "") -> str:
@@ -148,7 +154,7 @@ def window_lines(w: Window) -> list[str]:
     return lines
 
 
-# The reason line of an [[expect]] the scan wrote (_reason, _hidden_block): a rescan writes
+# The reason line of an [[expect]] the scan wrote (_reason, _hidden_blocks): a rescan writes
 # all of them again from its own measurement. Expect --update's (UPDATE_REASON) may be
 # replaced when they describe the bug; any other reason was written by a person.
 _SCAN_REASON = re.compile(r'^reason = ".*(: measured \S+\.\.\S+, (fixed in \S+|still open)|'
