@@ -124,7 +124,9 @@ def lint_case(manifest: Path, failures: list[ItemRecord],
                  _expectation_problems(case.expectations,
                                        lambda key, i: key.case == case.slug
                                        or key.case in case.expectations[i].same_as  # a claim checked below
-                                       or case.slug in (same_as or {}).get(str(key), ()),
+                                       or case.slug in (same_as or {}).get(str(key), ())
+                                       # both claim one case's bug (each claim checked where it is made)
+                                       or bool(set(case.expectations[i].same_as) & set((same_as or {}).get(str(key), ()))),
                                        failures, case.kind == "ir")]
     problems += [Problem(where, f, m) for f, m in
                  _stored_problems(case.expectations, {case.slug}, stored)]
@@ -431,9 +433,13 @@ def _declared(failures: list[ItemRecord]) -> dict[str, tuple[set[str], set[tuple
     points = {name: {v.id: v.values() for v in sweep.variants()} for name, sweep in sweeps.items()}
     parsed = {name: sweep.parsed_expectations() for name, sweep in sweeps.items()}
     out: dict[str, tuple[set[str], set[tuple[str, str]]]] = {}
+    cases: dict[str, object] = {}  # slug -> its loaded case (None: none loads)
     for r in failures:
         name, sep, variant_id = r.case.partition("::")
-        point = points.get(name, {}).get(variant_id) if sep else None
+        if not sep:  # a case's item: what its own deciding expectation claims, as a sweep's
+            _declare_case_item(r, cases, out)
+            continue
+        point = points.get(name, {}).get(variant_id)
         if point is None:
             continue
         for i in sweeps[name].about(point):
@@ -444,6 +450,22 @@ def _declared(failures: list[ItemRecord]) -> dict[str, tuple[set[str], set[tuple
                 if e.match is not None:
                     matches.add((e.outcome, e.match.pattern))
     return out
+
+
+def _declare_case_item(r: ItemRecord, cases: dict, out: dict) -> None:
+    """A case's failing item: the case its deciding expectation names (same_as), where that
+    expectation takes the failure; another case's entry is then as good as the claim."""
+    if r.case not in cases:
+        try:
+            cases[r.case] = load_case(CASES_DIR / r.case / "case.toml")
+        except (CaseError, OSError):
+            cases[r.case] = None
+    case = cases[r.case]
+    if case is None:
+        return
+    decides = next((e for e in case.expectations if _applies(e, r)), None)
+    if decides is not None and decides.same_as and decides.takes(r.outcome, r.failure_text()):
+        out.setdefault(r.key, (set(), set()))[0].update(decides.same_as)
 
 
 def latest_failures(results: Path | None) -> list[ItemRecord]:

@@ -600,3 +600,22 @@ def test_a_differential_sweep_is_judged_by_its_differ_items_and_a_planted_split_
     changed = {h.key for h in scan.found}
     assert "topk::n=2,op=same::differ-o0-vs-o3" in changed
     assert not any(k.endswith(("cpu-O0", "cpu-O3")) for k in changed)
+
+
+@pytest.mark.harness
+def test_another_cases_failure_is_an_entrys_own_only_when_both_name_the_same_case():
+    """Two cases' index_puts over a dynamic dim abort on 3.1.0 with the stack of case
+    index-put-dynamic-unit-dim-collapse (measured, frame for frame), and each says so with
+    same_as: one case's entry may take the other's failure while both name that case; with
+    no claim on the other side (no declared map) the shared message is generic."""
+    from harness.lint import declared_same_as, lint_case
+
+    cases = Path(__file__).resolve().parent.parent / "cases"
+    text = "crashed (SIGABRT): at void llvm::function_ref<void ()>::callback_fn<mlir::PatternApplicator::matchAndRewrite"
+    failures = [ItemRecord(case="index-put-accumulate-self-updates-dynamic-unbounded-stack", item="cpu-O0",
+                           outcome="compile-crash", verdict="XFAIL", target="cpu", opt_level="O0", compiler="3.1.0",
+                           stages=[StageResult("compile", "crash", text)])]
+    manifest = cases / "index-put-dynamic-store-into-readonly-binding" / "case.toml"
+    assert [p for p in lint_case(manifest, failures, declared_same_as(failures)) if "is generic" in p.message] == []
+    generic = [p for p in lint_case(manifest, failures, {}) if "is generic" in p.message]
+    assert generic and "index-put-accumulate-self-updates-dynamic-unbounded-stack" in generic[0].message
