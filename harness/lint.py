@@ -433,11 +433,11 @@ def _declared(failures: list[ItemRecord]) -> dict[str, tuple[set[str], set[tuple
     points = {name: {v.id: v.values() for v in sweep.variants()} for name, sweep in sweeps.items()}
     parsed = {name: sweep.parsed_expectations() for name, sweep in sweeps.items()}
     out: dict[str, tuple[set[str], set[tuple[str, str]]]] = {}
-    cases: dict[str, object] = {}  # slug -> its loaded case (None: none loads)
+    loaded: dict[str, object] = {}  # slug -> its case (None: it does not load)
     for r in failures:
         name, sep, variant_id = r.case.partition("::")
         if not sep:  # a case's item: what its own deciding expectation claims, as a sweep's
-            _declare_case_item(r, cases, out)
+            _declare_case_item(r, loaded, out)
             continue
         point = points.get(name, {}).get(variant_id)
         if point is None:
@@ -452,15 +452,15 @@ def _declared(failures: list[ItemRecord]) -> dict[str, tuple[set[str], set[tuple
     return out
 
 
-def _declare_case_item(r: ItemRecord, cases: dict, out: dict) -> None:
+def _declare_case_item(r: ItemRecord, loaded: dict, out: dict) -> None:
     """A case's failing item: the case its deciding expectation names (same_as), where that
     expectation takes the failure; another case's entry is then as good as the claim."""
-    if r.case not in cases:
+    if r.case not in loaded:
         try:
-            cases[r.case] = load_case(CASES_DIR / r.case / "case.toml")
+            loaded[r.case] = load_case(CASES_DIR / r.case / "case.toml")
         except (CaseError, OSError):
-            cases[r.case] = None
-    case = cases[r.case]
+            loaded[r.case] = None
+    case = loaded[r.case]
     if case is None:
         return
     decides = next((e for e in case.expectations if _applies(e, r)), None)
