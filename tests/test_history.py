@@ -405,6 +405,22 @@ def test_a_failure_hiding_the_bug_on_two_runs_of_releases_gets_an_entry_each():
     assert hidden == ['">=3.0.0,<=3.0.0"', '">=3.2.0,<=3.2.0"']
 
 
+def test_an_item_fixed_inside_a_window_another_target_keeps_open_is_not_expected_to_fail_after():
+    """cpu shows the bug on 3.0.0..3.1.0 and passes on 3.2.0, where vulkan fails another
+    way (measured: a self scatter_reduce, right on cpu from 3.12.0, vulkan failing on every
+    release): the window stays open, but cpu's entry ends where cpu stopped showing it."""
+    from types import SimpleNamespace
+
+    from harness.history.writeback import expectations_for
+
+    runs = [run("3.0.0", cpu_O0=BAD, vulkan_O0=OTHER), run("3.1.0", cpu_O0=BAD, vulkan_O0=OTHER),
+            run("3.2.0", cpu_O0="pass", vulkan_O0=OTHER)]
+    m = windows(runs, BUFFERIZE)
+    blocks = expectations_for(SimpleNamespace(threads=(), found_by="sweep"), BUFFERIZE, m)
+    cpu = [re.search(r"compiler = (.*)", b).group(1) for b in blocks if 'targets = ["cpu"]' in b]
+    assert cpu == ['">=3.0.0,<=3.1.0"']
+
+
 def test_a_hand_written_expectation_is_never_replaced_silently(tmp_path):
     """The scan replaces the [[expect]] entries it wrote; one a person wrote for the same
     bug is kept and returned for the caller to show, unless forced."""
