@@ -471,8 +471,10 @@ def test_the_process_tree_walk_finds_what_a_scan_of_every_process_finds():
               "time.sleep(30)")
     parent = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
     try:
-        for _ in range(100):  # until both grandchildren exist
-            if len(process._descendants_by_scan(parent.pid)) >= 2:
+        # Until both grandchildren exist and the one leaving the session has left it (between
+        # its fork and its setsid it is still in the parent's group: measured under load).
+        for _ in range(100):
+            if len(process._descendants_by_scan(parent.pid)) >= 2 and len(process._group_pids(parent.pid)) == 2:
                 break
             __import__("time").sleep(0.05)
         walked, scanned = process.descendants(os.getpid()), process._descendants_by_scan(os.getpid())
