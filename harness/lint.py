@@ -457,7 +457,7 @@ def _declare_case_item(r: ItemRecord, loaded: dict, out: dict) -> None:
     expectation takes the failure; another case's entry is then as good as the claim."""
     if r.case not in loaded:
         try:
-            loaded[r.case] = load_case(CASES_DIR / r.case / "case.toml")
+            loaded[r.case] = load_case(CASES_DIR / r.case / "case.toml", require_golden=False)
         except (CaseError, OSError):
             loaded[r.case] = None
     case = loaded[r.case]

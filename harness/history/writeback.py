@@ -94,13 +94,13 @@ def _hidden_blocks(h, order: dict[str, int]) -> list[str]:
     return blocks
 
 
-def _reason(case: Case, w: Window, index: int = 0, first: str = "", last: str = "") -> str:
+def _reason(case: Case, w: Window, index: int, first: str, last: str) -> str:
     """Credits the window's own issue; the case's threads only for its first window (a
     later one is another change's bug until someone says whose: lint asks). Measured: the
     entry's own releases (some items show the bug on part of the window only)."""
     cite = w.issue or (", ".join(case.threads) or f"found by {case.found_by}" if index == 0 else "not credited yet")
     end = f"fixed in {w.first_good}" if w.first_good else "still open"
-    return f"{cite}: measured {first or w.first_bad}..{last or w.last_bad}, {end}"
+    return f"{cite}: measured {first}..{last}, {end}"
 
 
 def history_block(case: Case, bug: Bug, measured: Measured) -> str:
