@@ -1,0 +1,48 @@
+"""x.reshape(n // 2, 2 * m) then torch.roll(-1, dim=1), x's row count dynamic: 3.3.0..3.8.0 crash compiling it, 3.9.0 on refuse it ('linalg.generic' op expected type of operand ... to match type of corresponding result). Reduced by sweep reduce from attention-graph seed 1669.
+"""
+import torch
+
+def values(shape, dtype, kind, seed):
+    """Seeded inputs that hit the hard cases. kind: random; ties (few distinct values);
+    extremes (+-inf, +-0 and the largest finite values for floats, the type's min and
+    max for integers). bf16 is held as the f32 values it rounds to (numpy has no bf16)."""
+    g = torch.Generator().manual_seed(seed)
+    n = 1
+    for s in shape:
+        n *= s
+    if dtype.is_floating_point:
+        if kind == "ties":
+            x = torch.randint(-3, 4, (n,), generator=g).to(torch.float32) / 2
+        else:
+            x = torch.randn(n, generator=g) * 4
+        if kind == "extremes" and n >= 2:
+            big = float(torch.finfo(dtype).max)
+            specials = torch.tensor([float("inf"), -float("inf"), 0.0, -0.0, big, -big])
+            where = torch.randperm(n, generator=g)[: min(n, len(specials))]
+            x[where] = specials[: len(where)]
+        x = x.reshape(shape).to(dtype)
+        return x.to(torch.float32) if dtype == torch.bfloat16 else x
+    info = torch.iinfo(dtype)
+    if kind == "ties":
+        lo, hi = max(info.min, -3), min(info.max, 3)
+    else:
+        lo, hi = max(info.min, -(2 ** 40)), min(info.max, 2 ** 40)
+    x = torch.randint(lo, hi + 1, (n,), generator=g, dtype=torch.int64)
+    if kind == "extremes" and n >= 2:
+        where = torch.randperm(n, generator=g)[:2]
+        x[where[0]], x[where[1]] = info.min, info.max
+    return x.to(dtype).reshape(shape)
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        y = x.reshape(x.shape[0] // 2, 2 * x.shape[1])
+        return torch.roll(y, -1, 1),
+
+
+def example_inputs():
+    return (values([12, 10], torch.float32, 'random', seed=1),)
+
+
+def dynamic_shapes():
+    return {'x': {0: torch.export.Dim.AUTO}}
