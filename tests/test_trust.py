@@ -228,9 +228,9 @@ def test_the_scan_credits_each_window_its_own_issue():
     kept = credited(case, found, [])
     assert [w.issue for w in kept] == ["", "iree-org/iree#77"]  # a rescan keeps what a person said
     assert [w.issue for w in credited(case, found, ["0=iree-org/iree#5"])] == ["iree-org/iree#5", "iree-org/iree#77"]
-    assert _reason(case, kept[0], 0, "3.3.0", "3.4.0").startswith("iree-org/iree#1:")
-    assert _reason(case, found[1], 1, "3.7.0", "3.9.0").startswith("not credited yet:")  # never the first window's
-    assert _reason(case, kept[1], 1, "3.7.0", "3.8.0").startswith("iree-org/iree#77:")
+    assert _reason(case, kept[0], 0, "3.3.0", "3.4.0", False).startswith("iree-org/iree#1:")
+    assert _reason(case, found[1], 1, "3.7.0", "3.9.0", False).startswith("not credited yet:")  # never the first window's
+    assert _reason(case, kept[1], 1, "3.7.0", "3.8.0", False).startswith("iree-org/iree#77:")
 
 
 def test_a_guard_that_says_why_passes_lint(tmp_path):

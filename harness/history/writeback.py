@@ -31,6 +31,8 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
     from 3.8.0 are two entries, never one that expects O3 to fail on 3.5.0); open-ended for
     an open window."""
     order = {v: n for n, v in enumerate(measured.versions)}
+    # items on which another failure follows the bug before any fix: still open there
+    turned_after = {f"{h.scope}-{n}" for h in measured.hidden if h.where == "after" for n in h.names}
     blocks = []
     for j, w in enumerate(measured.windows):
         # (target or "ir", outcome, first, last) -> items
@@ -55,7 +57,8 @@ def expectations_for(case: Case, bug: Bug, measured: Measured) -> list[str]:
             match = w.bad_match.pattern if w.bad_match is not None else measured.match
             if match:
                 lines.append(f"match = {toml_value(match)}")
-            lines.append(f"reason = {toml_value(_reason(case, w, j, first, last))}")
+            turned = any(str(i) in turned_after for i in items)
+            lines.append(f"reason = {toml_value(_reason(case, w, j, first, last, open_end, turned))}")
             blocks.append("\n".join(lines) + "\n")
     # What hides the bug on some items inside a window comes first: the first [[expect]]
     # that covers an item wins, and the bug's own entries cover those items' releases too.
@@ -94,12 +97,21 @@ def _hidden_blocks(h, order: dict[str, int]) -> list[str]:
     return blocks
 
 
-def _reason(case: Case, w: Window, index: int, first: str, last: str) -> str:
+def _reason(case: Case, w: Window, index: int, first: str, last: str, open_end: bool,
+            turned: bool = False) -> str:
     """Credits the window's own issue; the case's threads only for its first window (a
     later one is another change's bug until someone says whose: lint asks). Measured: the
-    entry's own releases (some items show the bug on part of the window only)."""
+    entry's own releases (some items show the bug on part of the window only), and "still
+    open" only for an entry that is (these items show the bug on the newest release)."""
     cite = w.issue or (", ".join(case.threads) or f"found by {case.found_by}" if index == 0 else "not credited yet")
-    end = f"fixed in {w.first_good}" if w.first_good else "still open"
+    if w.first_good:
+        end = f"fixed in {w.first_good}"
+    elif open_end:
+        end = "still open"
+    elif turned:  # these items fail another way after the bug, with no fix seen
+        end = "still open (another failure after it on these items)"
+    else:  # another target keeps the window open; these items stopped showing the bug
+        end = f"not shown on these items after {last} (the window stays open on others)"
     return f"{cite}: measured {first}..{last}, {end}"
 
 
