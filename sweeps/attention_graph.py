@@ -5,4 +5,4 @@ from harness.sweep.graph import graph
 
 
 def build(p: dict):
-    return graph(p["seed"], "attention-graph", "attention")
+    return graph(p["seed"], "attention-graph")

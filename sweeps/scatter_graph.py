@@ -5,4 +5,4 @@ from harness.sweep.graph import graph
 
 
 def build(p: dict):
-    return graph(p["seed"], "scatter-graph", "scatter")
+    return graph(p["seed"], "scatter-graph")

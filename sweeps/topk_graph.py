@@ -5,4 +5,4 @@ from harness.sweep.graph import graph
 
 
 def build(p: dict):
-    return graph(p["seed"], "topk-graph", "topk")
+    return graph(p["seed"], "topk-graph")

@@ -5,4 +5,4 @@ from harness.sweep.graph import graph
 
 
 def build(p: dict):
-    return graph(p["seed"], "transpose-graph", "transpose")
+    return graph(p["seed"], "transpose-graph")

@@ -19,10 +19,10 @@ torch = pytest.importorskip("torch")
 SEEDS = range(40)
 
 
-def _checked(seed: int, sweep: str, family) -> None:
+def _checked(seed: int, sweep: str) -> None:
     """Run the graph value by value; each value's real dtype and shape are its declared ones."""
-    d = draw_graph(seed, sweep, family)
-    program = graph(seed, sweep, family)
+    d = draw_graph(seed, sweep)
+    program = graph(seed, sweep)
     ns: dict = {}
     exec(program.source, ns)
     inputs = ns["example_inputs"]()
@@ -47,7 +47,7 @@ def _checked(seed: int, sweep: str, family) -> None:
 @pytest.mark.parametrize("sweep", sorted(GRAPH_SWEEPS))
 def test_every_drawn_program_types_as_the_library_says_in_pytorch_eager(sweep):
     for seed in SEEDS:
-        _checked(seed, sweep, GRAPH_SWEEPS[sweep])
+        _checked(seed, sweep)
 
 
 @pytest.mark.harness
@@ -57,25 +57,41 @@ def test_planted_fault_an_op_that_lies_about_its_type_is_caught(monkeypatch):
         a, f"torch.cumsum({{a}}, dim={rng.randrange(a.rank)})", "cumsum")})  # integers keep their dtype: wrong
     monkeypatch.setitem(LIBRARY, "cumsum", lying)
     with pytest.raises(AssertionError, match="cumsum"):
-        for sweep, family in GRAPH_SWEEPS.items():
+        for sweep in GRAPH_SWEEPS:
             for seed in range(200):
-                d = draw_graph(seed, sweep, family)
+                d = draw_graph(seed, sweep)
                 if any(v.op == "cumsum" and v.type.dtype in ("i32",) for v in d.values):
-                    _checked(seed, sweep, family)
+                    _checked(seed, sweep)
 
 
 @pytest.mark.harness
 def test_the_same_seed_gives_the_same_program_and_families_hold_their_op():
-    assert graph(7, "topk-graph", "topk").source == graph(7, "topk-graph", "topk").source
-    assert graph(7, "topk-graph", "topk").source != graph(8, "topk-graph", "topk").source
-    for sweep, family in GRAPH_SWEEPS.items():
+    assert graph(7, "topk-graph").source == graph(7, "topk-graph").source
+    assert graph(7, "topk-graph").source != graph(8, "topk-graph").source
+    for sweep, kind in GRAPH_SWEEPS.items():
         for seed in range(100):
-            ops = {v.op for v in draw_graph(seed, sweep, family).values}
+            ops = {v.op for v in draw_graph(seed, sweep).values}
             held = {o for o in ops if o in LIBRARY and LIBRARY[o].family}
-            if family:
-                assert any(LIBRARY[o].family == family for o in held), (sweep, seed, ops)
-            else:
+            if kind.family:
+                assert any(LIBRARY[o].family == kind.family for o in held), (sweep, seed, ops)
+            elif not kind.family_context:
                 assert not held, (sweep, seed, ops)
+            assert all(LIBRARY[o].edition <= kind.edition for o in ops if o in LIBRARY), (sweep, seed, ops)
+
+
+@pytest.mark.harness
+def test_an_op_of_a_later_edition_leaves_the_older_sweeps_programs_as_they_were(monkeypatch):
+    """The scans' records and the sweeps' expectations name programs by seed: an op added
+    to the library must not redraw them. Planted: the same op registered at edition 1
+    changes the plain sweep's programs; at edition 2 it changes none of them."""
+    from harness.sweep.ops import Op
+    before = {seed: graph(seed, "plain-graph").source for seed in range(60)}
+    neg = Op("planted_neg", "elementwise", "any", lambda a: a.dtype in ("f32",), lambda rng, a: Made(a, "-{a}", "neg"))
+    monkeypatch.setitem(LIBRARY, "planted_neg", neg)
+    assert any(graph(seed, "plain-graph").source != before[seed] for seed in before)
+    monkeypatch.setitem(LIBRARY, "planted_neg", neg.__class__(**{**neg.__dict__, "edition": 2}))
+    assert all(graph(seed, "plain-graph").source == before[seed] for seed in before)
+    assert any("planted_neg" in {v.op for v in draw_graph(seed, "wide-graph").values} for seed in range(60))
 
 
 @pytest.mark.harness

@@ -58,9 +58,9 @@ def read_survey_pairs(path: Path = SURVEY_PAIRS) -> list[Row]:
 def held_pairs(seeds: int) -> dict[Pair, int]:
     """How many programs of the graph sweeps' first `seeds` seeds hold each op pair."""
     held: dict[Pair, int] = {}
-    for sweep, family in GRAPH_SWEEPS.items():
+    for sweep in GRAPH_SWEEPS:
         for seed in range(seeds):
-            for pair in draw_graph(seed, sweep, family).pairs:
+            for pair in draw_graph(seed, sweep).pairs:
                 if pair[0] != "input":
                     held[pair] = held.get(pair, 0) + 1
     return held

@@ -51,10 +51,10 @@ class Drawn:
         return name
 
 
-def _input_type(rng: random.Random, like: T | None) -> T:
+def _input_type(rng: random.Random, like: T | None, ranks: tuple[int, ...]) -> T:
     if like is not None and rng.random() < 0.5:  # a partner for binary ops, or the same with another dtype
         return like if rng.random() < 0.6 else like.with_(dtype=rng.choice(INPUT_DTYPES))
-    rank = rng.choice((1, 2, 2, 3, 3, 3, 4))
+    rank = rng.choice(ranks)
     return T(tuple(rng.choice(SIZES) for _ in range(rank)), rng.choice(INPUT_DTYPES))
 
 
@@ -79,9 +79,10 @@ def _fits_alone(o: Op, t: T) -> bool:
     return o.fits(t) if o.arity == 1 else o.fits(t, t)
 
 
-def _weight(d: Drawn, o: Op, operands: list[Value]) -> float:
-    """How much an op is wanted next: unused ops and unseen pairs first."""
-    w = o.weight * (1.0 if any(v.op == o.name for v in d.values) else 3.0)
+def _weight(d: Drawn, o: Op, operands: list[Value], edition: int) -> float:
+    """How much an op is wanted next: unused ops and unseen pairs first, and the ops of the
+    sweep's own edition (a newer edition's sweep exists for them)."""
+    w = o.weight * (1.0 if any(v.op == o.name for v in d.values) else 3.0) * (4.0 if o.edition == edition > 1 else 1.0)
     if operands and (operands[0].op, o.name) not in d.pairs:
         w *= 2.0
     return w
@@ -103,23 +104,36 @@ def _apply(d: Drawn, o: Op, operands: list[Value]) -> None:
     d.recipe.append(f"{made.note}({', '.join(v.name for v in operands)})->{out}")
 
 
-def draw_graph(seed: int, sweep: str, family: str | None) -> Drawn:
+@dataclass(frozen=True)
+class GraphSweep:
+    """What a graph sweep draws: the family op each program keeps, the library edition
+    (ops added later stay out of the older sweeps, so their seeds keep their programs),
+    and whether family ops may be drawn as context."""
+    family: str | None = None
+    edition: int = 1
+    family_context: bool = True
+    ranks: tuple[int, ...] = (1, 2, 2, 3, 3, 3, 4)  # an input's rank is drawn from these
+
+
+def draw_graph(seed: int, sweep: str) -> Drawn:
+    kind = GRAPH_SWEEPS[sweep]
     rng = random.Random(f"{sweep}:{seed}")
     d = Drawn(rng)
-    family_ops = [o for o in LIBRARY.values() if family and o.family == family]
+    library = [o for o in LIBRARY.values() if o.edition <= kind.edition]
+    family_ops = [o for o in library if kind.family and o.family == kind.family]
     first = None
     for _ in range(rng.choice((1, 1, 2, 2, 3))):
-        t = _input_type(rng, first)
+        t = _input_type(rng, first, kind.ranks)
         # A family sweep's first input fits a family op (an input stays at hand to the end).
         while first is None and family_ops and not any(_fits_alone(o, t) for o in family_ops):
-            t = _input_type(rng, None)
+            t = _input_type(rng, None, kind.ranks)
         first = first or t
         d.values.append(Value(d.new_input(t), t, "input"))
     length = rng.randint(2, 10)
     # A family sweep's context is the whole library: another family's op is a neighbour
     # like any other (a permute beside an sdpa is in three survey rows). The plain sweep
     # has no family op at all.
-    context = list(LIBRARY.values()) if family else [o for o in LIBRARY.values() if not o.family]
+    context = library if kind.family_context else [o for o in library if not o.family]
     at = rng.randrange(length) if family_ops else -1
     steps = 0
     while steps < length:
@@ -127,16 +141,16 @@ def draw_graph(seed: int, sweep: str, family: str | None) -> Drawn:
         choices = [(o, ops) for o in pool if (ops := _operands(d, o)) is not None]
         if not choices:  # (never for a family op: the first input fits one)
             break
-        weights = [_weight(d, o, ops) for o, ops in choices]
+        weights = [_weight(d, o, ops, kind.edition) for o, ops in choices]
         o, operands = rng.choices(choices, weights=weights)[0]
         _apply(d, o, operands)
         steps += 1
     return d
 
 
-def graph(seed: int, sweep: str, family: str | None = None) -> Program:
-    """The program of `seed` in sweep `sweep` (family: the op family it must hold)."""
-    d = draw_graph(seed, sweep, family)
+def graph(seed: int, sweep: str) -> Program:
+    """The program of `seed` in graph sweep `sweep` (GRAPH_SWEEPS)."""
+    d = draw_graph(seed, sweep)
     made = [v for v in d.values if v.op != "input"]
     # Inputs no op reads are left out (each keeps its seed: its place in the draw).
     taken = [(i, name, t) for i, (name, t) in enumerate(d.inputs) if name in d.used or name in d.fresh]
@@ -166,16 +180,21 @@ def graph(seed: int, sweep: str, family: str | None = None) -> Program:
 
 
 
-# The graph sweeps: the plain one, and one a family the library's family ops name.
-GRAPH_SWEEPS = {"plain-graph": None, **{f"{f}-graph": f for f in sorted({o.family for o in LIBRARY.values() if o.family})}}
+# The graph sweeps: the plain one, one a family the library's family ops name (edition 1,
+# their ids fixed by the scans' records), and wide-graph: the whole library of edition 2,
+# family ops as context like any other op, none forced (the ops added for recall's misses).
+GRAPH_SWEEPS = {"plain-graph": GraphSweep(family_context=False),
+                **{f"{f}-graph": GraphSweep(f) for f in sorted({o.family for o in LIBRARY.values() if o.family})},
+                # rank 4 as often as 3: edition 2's pools, upsampling and transposed convs are NCHW
+                "wide-graph": GraphSweep(edition=2, ranks=(1, 2, 2, 3, 3, 4, 4))}
 
 
 def op_counts(seeds: int) -> dict[str, int]:
     """How many programs of the graph sweeps' first `seeds` seeds hold each op (drawn only:
     nothing is built or run)."""
     held: dict[str, int] = {}
-    for sweep, family in GRAPH_SWEEPS.items():
+    for sweep in GRAPH_SWEEPS:
         for seed in range(seeds):
-            for name in {v.op for v in draw_graph(seed, sweep, family).values if v.op != "input"}:
+            for name in {v.op for v in draw_graph(seed, sweep).values if v.op != "input"}:
                 held[name] = held.get(name, 0) + 1
     return held

@@ -60,17 +60,20 @@ class Op:
     family: str = ""  # the family sweep this op is the family op of ("" for context ops)
     weight: float = 1.0  # how much more often it is drawn where it fits: ops that fit few types
                          # are weighted up so that each is in a fair share of the programs
+    edition: int = 1  # the library edition that added it: a sweep draws the ops of its own
+                      # edition and before, so adding an op never changes an existing seed's program
 
 
 LIBRARY: dict[str, Op] = {}
 
 
-def op(name: str, group: str, where: str, fits, arity: int = 1, family: str = "", weight: float = 1.0):
+def op(name: str, group: str, where: str, fits, arity: int = 1, family: str = "", weight: float = 1.0,
+       edition: int = 1):
     """Register the decorated make function as op `name`."""
     def register(make):
         if name in LIBRARY:
             raise ValueError(f"op {name!r} is registered twice")
-        LIBRARY[name] = Op(name, group, where, fits, make, arity, family, weight)
+        LIBRARY[name] = Op(name, group, where, fits, make, arity, family, weight, edition)
         return make
     return register
 
@@ -104,4 +107,4 @@ def promoted(a: str, b: str) -> str:
 
 
 from . import (combine, contraction, elementwise, family, indexing, layout, normalization,  # noqa: E402,F401
-               reduction, reshape)
+               pooling, reduction, reshape)

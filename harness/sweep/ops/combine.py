@@ -48,3 +48,14 @@ def _pad(rng, a: T) -> Made:
     shape = [*a.shape[:-1], a.shape[-1] + left + right]
     return Made(a.with_(shape=shape), f"torch.nn.functional.pad({{a}}, ({left}, {right}), value=1)",
                 f"pad({left},{right},value=1)")
+
+
+@op("pad_replicate", "combine", "rank 3 or 4 floats: edge values repeated (2d padding of the last two dims "
+    "for rank 4)", lambda a: a.rank in (3, 4) and a.dtype in ("f32", "f16"), weight=2.0, edition=2)
+def _pad_replicate(rng, a: T) -> Made:
+    pads = rng.choice(((2, 1, 1, 2), (1, 1, 0, 2), (0, 2, 1, 0)))[:2 * (a.rank - 2)]
+    shape = list(a.shape)
+    for i in range(a.rank - 2):  # pads name the last dim first: (left, right, top, bottom)
+        shape[-1 - i] += pads[2 * i] + pads[2 * i + 1]
+    return Made(a.with_(shape=shape), f"torch.nn.functional.pad({{a}}, {pads}, mode='replicate')",
+                f"pad_replicate{pads}")

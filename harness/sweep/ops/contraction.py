@@ -77,3 +77,18 @@ def _conv2d(rng, a: T) -> Made:
     w = T((out_c, c // groups, 3, 3), "f32")
     return Made(a.with_(shape=[a.shape[0], out_c, a.shape[2] - 2, a.shape[3] - 2]),
                 f"torch.nn.functional.conv2d({{a}}, {{w0}}, groups={groups})", f"conv2d({kind})", fresh=(w,))
+
+
+@op("conv_transpose", "contraction", "rank 3 or 4 f32 [n, c, ...], spatial >= 2: conv_transpose1d / 2d with a bias, "
+    "plain or grouped (2 groups, even c), stride 1 or 2, padding 0 or 1",
+    lambda a: a.rank in (3, 4) and a.dtype == "f32" and min(a.shape[2:]) >= 2, weight=4.0, edition=2)
+def _conv_transpose(rng, a: T) -> Made:
+    c, spatial = a.shape[1], a.rank - 2
+    groups = rng.choice((1, 2)) if c % 2 == 0 else 1
+    out_c = 6 if groups == 2 else 4
+    stride, pad = rng.choice((1, 2)), rng.choice((0, 1))
+    w, b = T((c, out_c // groups, *(3,) * spatial), "f32"), T((out_c,), "f32")
+    shape = [a.shape[0], out_c, *((x - 1) * stride - 2 * pad + 3 for x in a.shape[2:])]
+    return Made(a.with_(shape=shape), f"torch.nn.functional.conv_transpose{spatial}d({{a}}, {{w0}}, {{w1}}, "
+                f"stride={stride}, padding={pad}, groups={groups})",
+                f"conv_transpose{spatial}d(groups={groups},stride={stride},pad={pad})", fresh=(w, b))

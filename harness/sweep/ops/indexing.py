@@ -101,3 +101,14 @@ def _masked_fill(rng, a: T) -> Made:
 def _where_causal(rng, a: T) -> Made:
     mask = "(torch.arange({a}.shape[-2]).unsqueeze(-1) >= torch.arange({a}.shape[-1]).unsqueeze(0))"
     return Made(a, f"torch.where({mask}, {{a}}, torch.zeros_like({{a}}))", "where(causal)")
+
+
+@op("kv_write", "indexing", "rank >= 2, not bool, rows >= 4: a KV-cache write, rows at slots from a fresh "
+    "[b, s, ...] update flattened (b x s, two dynamic sizes in one group)",
+    lambda a: a.rank >= 2 and a.dtype != "bool" and a.shape[0] >= 4, family="scatter", edition=2)
+def _kv_write(rng, a: T) -> Made:
+    b, s = rng.choice([(b, s) for b in (2, 3) for s in (2, 3) if b * s <= a.shape[0]])
+    update = T((b, s, *a.shape[1:]), a.dtype)
+    # slot i is (i + 1) mod n: b * s <= n distinct rows, so no two writes meet
+    slots = "((torch.arange({w0}.shape[0] * {w0}.shape[1]) + 1) % {a}.shape[0])"
+    return Made(a, f"{{a}}.index_put(({slots},), {{w0}}.flatten(0, 1))", f"kv_write({b}x{s})", fresh=(update,))

@@ -66,3 +66,12 @@ def _roll(rng, a: T) -> Made:
     d = rng.randrange(a.rank)
     k = rng.choice((1, -1, 2))
     return Made(a, f"torch.roll({{a}}, {k}, {d})", f"roll({k},dim={d})")
+
+
+@op("select", "layout", "rank >= 2: one index of a dim taken, the dim dropped (x[:, i]; a rank-reducing slice)",
+    lambda a: a.rank >= 2, edition=2)
+def _select(rng, a: T) -> Made:
+    d = rng.randrange(a.rank)
+    i = rng.choice((0, 1, -1)) if a.shape[d] >= 2 else 0
+    return Made(a.with_(shape=[s for j, s in enumerate(a.shape) if j != d]), f"{{a}}.select({d}, {i})",
+                f"select(dim={d},{i})")

@@ -41,3 +41,14 @@ def _argmax(rng, a: T) -> Made:
 def _cumsum(rng, a: T) -> Made:
     d = rng.randrange(a.rank)
     return Made(a.with_(dtype="f32" if a.dtype == "f32" else "i64"), f"torch.cumsum({{a}}, dim={d})", f"cumsum(dim={d})")
+
+
+@op("var", "reduction", "a float dim of size >= 4: var or std with a correction of 0, 1 or 2, keepdim drawn",
+    lambda a: a.dtype in ("f32", "f16") and any(s >= 4 for s in a.shape), weight=1.5, edition=2)
+def _var(rng, a: T) -> Made:
+    d = rng.choice([i for i, s in enumerate(a.shape) if s >= 4])
+    keep, correction, name = rng.choice((True, False)), rng.choice((0, 1, 2)), rng.choice(("var", "std"))
+    shape = [1 if i == d else s for i, s in enumerate(a.shape)] if keep else \
+        [s for i, s in enumerate(a.shape) if i != d]
+    return Made(a.with_(shape=shape), f"torch.{name}({{a}}, dim={d}, correction={correction}, keepdim={keep})",
+                f"{name}(dim={d},correction={correction},keepdim={keep})")
