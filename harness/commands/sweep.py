@@ -146,6 +146,7 @@ def _ops(counts: int) -> int:
     width = max(len(n) for n in LIBRARY)
     for o in sorted(LIBRARY.values(), key=lambda o: (o.group, o.name)):
         family = f" [{o.family} family]" if o.family else ""
+        family += f" [edition {o.edition}: wide-graph]" if o.edition > 1 else ""
         count = f" ({held.get(o.name, 0)} programs)" if counts else ""
         print(f"{o.name.ljust(width)}  {o.group:<13} {o.where}{family}{count}")
     print(f"{len(LIBRARY)} ops" + (f"; counts over seeds 0..{counts - 1} of every graph sweep" if counts else ""))
