@@ -82,7 +82,8 @@ def _fits_alone(o: Op, t: T) -> bool:
 def _weight(d: Drawn, o: Op, operands: list[Value], edition: int) -> float:
     """How much an op is wanted next: unused ops and unseen pairs first, and the ops of the
     sweep's own edition (a newer edition's sweep exists for them)."""
-    w = o.weight * (1.0 if any(v.op == o.name for v in d.values) else 3.0) * (4.0 if o.edition == edition > 1 else 1.0)
+    newest = edition > 1 and o.edition == edition
+    w = o.weight * (1.0 if any(v.op == o.name for v in d.values) else 3.0) * (4.0 if newest else 1.0)
     if operands and (operands[0].op, o.name) not in d.pairs:
         w *= 2.0
     return w
