@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..case import CASES_DIR, CaseError
-from .graph import GRAPH_SWEEPS, draw_graph
+from .graph import GRAPH_SWEEPS, drawn_graphs
 from .ops import LIBRARY
 
 SURVEY_PAIRS = CASES_DIR.parent / "docs" / "survey_pairs.toml"
@@ -58,11 +58,10 @@ def read_survey_pairs(path: Path = SURVEY_PAIRS) -> list[Row]:
 def held_pairs(seeds: int) -> dict[Pair, int]:
     """How many programs of the graph sweeps' first `seeds` seeds hold each op pair."""
     held: dict[Pair, int] = {}
-    for sweep in GRAPH_SWEEPS:
-        for seed in range(seeds):
-            for pair in draw_graph(seed, sweep).pairs:
-                if pair[0] != "input":
-                    held[pair] = held.get(pair, 0) + 1
+    for d in drawn_graphs(seeds):
+        for pair in d.pairs:
+            if pair[0] != "input":
+                held[pair] = held.get(pair, 0) + 1
     return held
 
 

@@ -190,12 +190,18 @@ GRAPH_SWEEPS = {"plain-graph": GraphSweep(family_context=False),
                 "wide-graph": GraphSweep(edition=2, ranks=(1, 2, 2, 3, 3, 4, 4))}
 
 
-def op_counts(seeds: int) -> dict[str, int]:
-    """How many programs of the graph sweeps' first `seeds` seeds hold each op (drawn only:
-    nothing is built or run)."""
-    held: dict[str, int] = {}
+def drawn_graphs(seeds: int):
+    """Every graph sweep's first `seeds` graphs, drawn only (nothing is built or run): what
+    op counts and op-pair coverage read."""
     for sweep in GRAPH_SWEEPS:
         for seed in range(seeds):
-            for name in {v.op for v in draw_graph(seed, sweep).values if v.op != "input"}:
-                held[name] = held.get(name, 0) + 1
+            yield draw_graph(seed, sweep)
+
+
+def op_counts(seeds: int) -> dict[str, int]:
+    """How many programs of the graph sweeps' first `seeds` seeds hold each op."""
+    held: dict[str, int] = {}
+    for d in drawn_graphs(seeds):
+        for name in {v.op for v in d.values if v.op != "input"}:
+            held[name] = held.get(name, 0) + 1
     return held
