@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import tomllib
 from collections import Counter
 
 import numpy as np
@@ -146,6 +147,27 @@ def test_catalog_round_trip(toy_windows, tmp_path, monkeypatch):
     assert f'"{w.id}"' in axis and '"old"' not in axis and 'cpu = ["O0"]' in axis
     assert window_catalog.window_program(w.family, w.id).source == w.source
     assert json.loads(gzip.decompress((tmp_path / "windows" / f"{w.family}.json.gz").read_bytes()))[w.id]["anchor"] == w.anchor
+    window_catalog.catalog.cache_clear()
+
+
+def test_the_axis_keeps_its_windows_in_place_and_appends_new_ones(toy_windows, tmp_path, monkeypatch):
+    """A share (--generated-share K/N) is a window's place in the axis: windows already there
+    keep their places (even out of name order), a new architecture's windows come after."""
+    found, _ = toy_windows
+    family = found[0].family
+    mine = sorted(w.id for w in found if w.family == family)
+    assert len(mine) >= 3
+    monkeypatch.setattr(window_catalog, "CATALOG_DIR", tmp_path / "windows")
+    monkeypatch.setattr(windows, "sweep_path", lambda f: tmp_path / f"{f}_windows.toml")
+    kept = [mine[2], mine[0]]  # an axis written before the rest existed, in its own order
+    for f in window_catalog.WINDOW_FAMILIES:
+        listed = kept if f == family else []
+        (tmp_path / f"{f}_windows.toml").write_text(
+            "[axes]\nwindow = [\n" + "".join(f'    "{w}",\n' for w in listed) + "]\n")
+    window_catalog.catalog.cache_clear()
+    windows.write_catalog(found)
+    axis = tomllib.loads((tmp_path / f"{family}_windows.toml").read_text())["axes"]["window"]
+    assert axis[:2] == kept and axis[2:] == [w for w in mine if w not in kept]
     window_catalog.catalog.cache_clear()
 
 

@@ -1,7 +1,7 @@
 """The models users export, in one table: whole models from transformers (its text and its
-vision models), in small configurations with seeded random weights (nothing is
-downloaded), exported as users export them: torch.export with a dynamic batch, and a
-dynamic sequence for text models.
+vision models), torchvision and timm, in small configurations with seeded random weights
+(nothing is downloaded), exported as users export them: torch.export with a dynamic
+batch, and a dynamic sequence for text models.
 
 Each architecture is one entry: how its model.py builds the model, the forward call, the
 example inputs, and which input dims are dynamic. The golden is PyTorch eager on the same
@@ -51,7 +51,31 @@ ARCHITECTURES = {
     "efficientnet": ("transformers", "transformers.EfficientNetModel(transformers.EfficientNetConfig(image_size=32, "
                      "width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=320))",
                      "m(pixel_values=x).last_hidden_state", ("image",)),
+    # torchvision and timm (added after the thirteen above: the windows' axes append theirs)
+    "shufflenet-v2": ("torchvision", "torchvision.models.shufflenet_v2_x0_5(num_classes=10)", "m(x)", ("image",)),
+    "mobilenet-v3": ("torchvision", "torchvision.models.mobilenet_v3_small(num_classes=10, width_mult=0.25)", "m(x)",
+                     ("image",)),
+    "torchvision-swin": ("torchvision", "torchvision.models.swin_transformer.SwinTransformer(patch_size=[4, 4], "
+                         "embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=[4, 4], num_classes=10)",
+                         "m(x)", ("image",)),
+    "timm-vit": ("timm", "timm.models.vision_transformer.VisionTransformer(img_size=32, patch_size=8, embed_dim=32, "
+                 "depth=2, num_heads=2, num_classes=10)", "m(x)", ("image",)),
+    "levit": ("timm", "timm.models.levit.Levit(img_size=32, embed_dim=(32, 48, 64), key_dim=8, depth=(1, 1, 1), "
+              "num_heads=(2, 3, 4), num_classes=10)", "m(x)", ("image",)),
+    "maxvit": ("timm", "timm.create_model('maxvit_pico_rw_256', num_classes=10, img_size=32, "
+               "embed_dim=(32, 32, 32, 32), depths=(1, 1, 1, 1))", "m(x)", ("image",)),
 }
+
+# torchvision's compiled extension (its detection ops: nms, roi_align) is built against a CUDA
+# torch and does not load beside the CPU torch wheel ("operator torchvision::nms does not
+# exist"). These two modules only register kernels for those ops, which no model here calls:
+# they are left out before torchvision is imported. Every model's program does it: timm
+# imports torchvision, and transformers does too once it is installed.
+TORCHVISION_WITHOUT_EXTENSION = """import sys
+import types
+for _name in ("torchvision._meta_registrations", "torchvision._autograd_registrations"):
+    sys.modules.setdefault(_name, types.ModuleType(_name))
+"""
 
 
 def _inputs(kind: tuple[str, ...]) -> tuple[list[str], list[str], str]:
@@ -73,7 +97,7 @@ def model_source(arch: str) -> str:
     args, inputs, dynamic = _inputs(kind)
     return f'''"""models sweep: {arch} ({package}), a small configuration with seeded random weights
 (nothing downloaded), exported with a dynamic batch{" and sequence" if kind == TEXT else ""}."""
-import torch
+{TORCHVISION_WITHOUT_EXTENSION}import torch
 import {package}
 
 
