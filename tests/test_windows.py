@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from harness.sweep import window_catalog, windows
-from harness.sweep.windows import Uncuttable, check, cut_exported, exported_model, grow
+from harness.sweep.windows import Uncuttable, _stats, check, cut_exported, exported_model, grow
 
 pytestmark = pytest.mark.harness  # torch only: no IREE, no releases
 
@@ -169,6 +169,15 @@ def test_the_axis_keeps_its_windows_in_place_and_appends_new_ones(toy_windows, t
     axis = tomllib.loads((tmp_path / f"{family}_windows.toml").read_text())["axes"]["window"]
     assert axis[:2] == kept and axis[2:] == [w for w in mine if w not in kept]
     window_catalog.catalog.cache_clear()
+
+
+def test_a_normalized_values_mean_is_said_as_zero_not_as_its_rounding_noise():
+    """A layer norm's output has mean 0 up to noise (1e-9) that differs between machines'
+    kernels; the window's draw must not carry it, or a cut elsewhere rewrites the window."""
+    noisy = torch.tensor([-1.0, 1.0, 4e-9])  # mean 1.3e-9, spread 1
+    assert float(noisy.mean()) != 0.0
+    assert _stats(noisy)[0] == 0.0
+    assert _stats(noisy + 0.25)[0] == 0.25  # a real mean is kept
 
 
 def test_a_sweep_without_a_window_axis_is_refused_naming_the_field(toy_windows, tmp_path, monkeypatch):
