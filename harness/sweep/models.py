@@ -62,6 +62,7 @@ ARCHITECTURES = {
                  "depth=2, num_heads=2, num_classes=10)", "m(x)", ("image",)),
     "levit": ("timm", "timm.models.levit.Levit(img_size=32, embed_dim=(32, 48, 64), key_dim=8, depth=(1, 1, 1), "
               "num_heads=(2, 3, 4), num_classes=10)", "m(x)", ("image",)),
+    # Windows only, as Mixtral (sweeps/models.toml says why it is not a whole-model item)
     "maxvit": ("timm", "timm.create_model('maxvit_pico_rw_256', num_classes=10, img_size=32, "
                "embed_dim=(32, 32, 32, 32), depths=(1, 1, 1, 1))", "m(x)", ("image",)),
 }
