@@ -51,7 +51,8 @@ ARCHITECTURES = {
     "efficientnet": ("transformers", "transformers.EfficientNetModel(transformers.EfficientNetConfig(image_size=32, "
                      "width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=320))",
                      "m(pixel_values=x).last_hidden_state", ("image",)),
-    # torchvision and timm (added after the thirteen above: the windows' axes append theirs)
+    # torchvision and timm, after the thirteen above: a window two architectures share keeps
+    # the id of the first in this table, so adding at the end renames none
     "shufflenet-v2": ("torchvision", "torchvision.models.shufflenet_v2_x0_5(num_classes=10)", "m(x)", ("image",)),
     "mobilenet-v3": ("torchvision", "torchvision.models.mobilenet_v3_small(num_classes=10, width_mult=0.25)", "m(x)",
                      ("image",)),

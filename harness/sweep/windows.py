@@ -488,8 +488,8 @@ def write_catalog(windows: list[Window]) -> dict[str, int]:
         sweep = sweep_path(family)
         # The axis keeps the windows it had in their places and appends new ones (a new
         # architecture's), so a share (`--generated-share`, by place) keeps its windows.
-        before = tomllib.loads(sweep.read_text()).get("axes", {}).get("window", []) if sweep.exists() else []
-        place = {w: i for i, w in enumerate(before)}
+        text = sweep.read_text()
+        place = {w: i for i, w in enumerate(tomllib.loads(text).get("axes", {}).get("window", []))}
         mine = sorted((w for w in windows if w.family == family), key=lambda w: (place.get(w.id, len(place)), w.id))
         entries = {w.id: {"arch": w.arch, "anchor": w.anchor, "target": w.target, "ops": list(w.ops),
                           "traits": list(w.traits), "source": pack(w.source)} for w in mine}
@@ -498,7 +498,6 @@ def write_catalog(windows: list[Window]) -> dict[str, int]:
         # mtime=0: the same windows give the same bytes (no diff from a rewrite alone)
         path.write_bytes(gzip.compress((json.dumps(entries, indent=0, sort_keys=True) + "\n").encode(), mtime=0))
         axis = "window = [\n" + "".join(f"    {w.id!r},\n".replace("'", '"') for w in mine) + "]"
-        text = sweep.read_text()
         text, n = re.subn(r"(?ms)^window = \[.*?^\]", lambda _: axis, text)
         if n != 1:
             raise ValueError(f"{sweep}: field 'axes.window': expected one `window = [...]` list to rewrite")
