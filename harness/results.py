@@ -12,6 +12,7 @@ pytest itself (the plugin points it at reports/junit.xml).
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import platform
@@ -96,7 +97,10 @@ def read_results(path: Path, warn=None) -> tuple[dict, list[ItemRecord]]:
     and reported through `warn`, never a crash."""
     header, items = {}, []
     try:
-        lines = Path(path).read_text(errors="replace").splitlines()
+        raw = Path(path).read_bytes()
+        if str(path).endswith(".gz"):  # a scan's kept records (sweep/scan_records.py)
+            raw = gzip.decompress(raw)
+        lines = raw.decode(errors="replace").splitlines()
     except OSError as e:  # a misspelt path, or a case slug taken for a results file
         raise CaseError(f"{path}: cannot read these results ({e.strerror or e})") from None
     for number, line in enumerate(lines, 1):

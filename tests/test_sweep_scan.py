@@ -277,3 +277,34 @@ def test_a_run_crash_is_matched_with_what_its_compile_warned():
     failed = ItemRecord(case="topk::k=1", item="cpu-O0", outcome="compile-fail", verdict="FAIL", target="cpu",
                         opt_level="O0", stages=[StageResult("compile", "fail", "exit code 1", "error: x\n")])
     assert "compile warned" not in failed.failure_text()
+
+
+def test_kept_records_read_as_the_scan_they_came_from_and_a_bad_file_is_named(tmp_path):
+    """`sweep scan --keep DIR`: the compact records give the same windows, signatures and
+    failure texts (what groups, explanations and recall read), without the passes' stages."""
+    import gzip
+
+    from harness.case import CaseError
+    from harness.sweep.scan_records import keep
+
+    warned = StageResult("compile", "ok", "", "warning: stack frame size (9) exceeds limit\n" + "x" * 9000)
+    for release, outcome in {"3.0.0": "pass", "3.1.0": "run-crash", "3.2.0": "compile-fail", "3.3.0": "pass"}.items():
+        record = _record("k=1", outcome)
+        if outcome == "run-crash":
+            record = ItemRecord(case="topk::k=1", item="cpu-O0", outcome=outcome, verdict="FAIL", target="cpu",
+                                opt_level="O0", traits=["op=topk"], stages=[warned, StageResult("run", "crash", "crashed (SIGSEGV)")])
+        _write(tmp_path / "out", release, [record, _record("k=3", "pass")])
+    sizes = keep(tmp_path / "out", RELEASES, tmp_path / "kept")
+    assert set(sizes) == set(RELEASES)
+    full, kept = read_scan(tmp_path / "out", RELEASES), read_scan(tmp_path / "kept", RELEASES)
+    assert kept.releases == full.releases and set(kept.items) == set(full.items)
+    for key, h in full.items.items():
+        assert kept.items[key].outcomes == h.outcomes and kept.items[key].signatures == h.signatures
+        for release, record in h.records.items():
+            assert kept.items[key].records[release].failure_text() == record.failure_text()
+            assert kept.items[key].records[release].traits == record.traits
+    line = gzip.decompress((tmp_path / "kept" / "3.0.0" / "results.jsonl.gz").read_bytes()).decode().splitlines()[1]
+    assert '"stages"' not in line  # a pass keeps its outcome only
+    (tmp_path / "kept" / "3.3.0" / "results.jsonl.gz").write_bytes(b"not gzip")
+    with pytest.raises(CaseError, match=r"3\.3\.0/results\.jsonl\.gz: cannot read"):
+        read_scan(tmp_path / "kept", RELEASES)

@@ -17,8 +17,9 @@
                                                     (and promoted, with --slug)
     iree-regress sweep scan [FAMILY...] [--releases A,B|all] [--release-shard K/N]
                             [--target cpu] [--opt-level O0,O3] [--out scan/] [--report-only]
-                            [--generated-share K/N]
+                            [--generated-share K/N] [--keep DIR]
                                                     the sweeps over releases: each item's windows
+                                                    (--keep: the records, compact, to commit)
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ def add_parsers(sub) -> dict:
                          "over more releases")
     sc.add_argument("--report-only", action="store_true",
                     help="read what --out holds (e.g. the shards of a weekly job), run nothing")
+    sc.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                    help="also write the records compactly under DIR (gzipped, about 1/10 the size): "
+                         "recall and --report-only read them on any machine")
     return {"sweep": cmd_sweep}
 
 
@@ -310,6 +314,11 @@ def _scan(sweeps: list[Sweep], args: argparse.Namespace) -> int:
             if status > 1:  # the run itself broke (not failing items): say so, go on
                 print(f"sweep scan: {release}: pytest could not run the sweeps (exit {status})", file=sys.stderr)
     result = scan.read_scan(args.out, releases)
+    if args.keep is not None:
+        from ..sweep.scan_records import keep
+
+        kept = keep(args.out, releases, args.keep)
+        print(f"sweep scan: kept {len(kept)} releases' records in {args.keep} ({sum(kept.values()) // 1024} KB)")
     from ..sweep.explained import load_explained
 
     found_groups = scan.groups(result, sweeps_by_name(), load_explained())

@@ -45,6 +45,7 @@ from ..results import read_results
 from ..signatures import signature_of
 from ..toolchain import release_of
 from .explained import Explanation
+from .scan_records import results_path
 from .spec import Sweep
 
 # A release where one failure covers this share of the items failed as a whole.
@@ -118,11 +119,12 @@ class Scan:
 
 
 def read_scan(out: Path, releases: list[str]) -> Scan:
-    """The scan of what `out/<release>/results.jsonl` hold (releases without one are skipped)."""
+    """The scan of what `out/<release>/results.jsonl` hold, or the records `--keep` kept
+    (releases without either are skipped)."""
     per_release: dict[str, list[ItemRecord]] = {}
     for release in releases:
-        path = out / release / "results.jsonl"
-        if path.is_file():
+        path = results_path(out, release)
+        if path is not None:
             per_release[release] = read_results(path)[1]
     unusable = {}
     no_verdict: dict[str, list[str]] = {}
