@@ -72,6 +72,27 @@ def test_a_case_program_s_ops_are_read_from_its_source():
     assert "sdpa" not in ops_spelled(source)
 
 
+def test_a_case_s_ops_are_those_its_computation_runs_and_every_library_op_is_spelled():
+    """A model file's export call spells exp and its docstring a compare: only forward(),
+    __init__() and an MLIR case's reference() are read (a fault found by reading: the
+    replication-pad case held exp and compare, so any exp program in its window could take
+    its credit). Every library op but add and mul has a spelling: an op without one could
+    never share a case's op (the wide-graph ops had none)."""
+    from harness.sweep.ops import LIBRARY
+    from harness.sweep.recall import SPELLINGS, computation, ops_spelled
+
+    model = ('"""A pad that drops N*C > 1."""\nimport torch\n\nclass Model(torch.nn.Module):\n'
+             '    def __init__(self):\n        super().__init__()\n        self.conv = torch.nn.Conv2d(2, 2, 3)\n\n'
+             '    def forward(self, x):\n        """docstring: x.sum() < 3"""\n'
+             '        return torch.nn.functional.pad(self.conv(x), (1, 1), mode="replicate")\n\n\n'
+             'def dynamic_shapes():\n    return torch.export.Dim("n")\n')
+    assert ops_spelled(computation(model)) == {"pad", "pad_replicate", "conv2d"}
+    assert {"exp", "compare", "sum"} <= ops_spelled(model)  # what reading the whole file gave
+    reference = "import torch\n\ndef reference(x, n):\n    return x.permute(0, 2, 1) < 3\n"
+    assert ops_spelled(computation(reference)) == {"permute", "compare"}
+    assert set(LIBRARY) - set(SPELLINGS) == {"add", "mul"}
+
+
 def test_recall_rows_say_what_caught_each_case_or_why_not():
     scan = Scan(RELEASES, {}, {h.key: h for h in [
         history("g::seed=1::cpu-O0", {"3.3.0": "pass", "3.4.0": "compile-fail", "3.5.0": "compile-fail", "3.6.0": "pass"})]})

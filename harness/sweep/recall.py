@@ -51,7 +51,34 @@ SPELLINGS = {
     "remainder": r"%|remainder|fmod", "shift": r">>|<<|shift", "exp": r"\.exp\(|torch\.exp", "tanh": r"tanh",
     "erf": r"erf", "abs_neg": r"\.abs\(|torch\.abs", "bool_logic": r"logical_|[&|^]", "topk": r"topk",
     "sort": r"\.sort\(|torch\.sort", "argsort": r"argsort", "sdpa": r"scaled_dot_product_attention",
+    # edition 2 (wide-graph)
+    "pad_replicate": r"replicate|ReplicationPad", "var": r"\.var\(|torch\.var|\.std\(|torch\.std",
+    "select": r"\.select\(|\[[^]]*,\s*-?\d+\s*\]", "kv_write": r"index_put|index_copy",
+    "max_pool2d": r"max_pool2d|MaxPool2d", "avg_pool2d": r"avg_pool2d|AvgPool2d",
+    "adaptive_avg_pool2d": r"adaptive_avg_pool2d|AdaptiveAvgPool2d",
+    "interpolate": r"interpolate|upsample|Upsample", "conv_transpose": r"conv_transpose|ConvTranspose",
+    "negative_step_view": r"\.flip\([^)]*\)\s*\.narrow\(|torch\.flip\([^)]*\)\s*\.narrow\(",
 }
+
+
+def computation(source: str) -> str:
+    """What a case's program computes, as source: its forward() and __init__() (a model and
+    its layers) or reference() (an MLIR case's PyTorch reference) bodies, docstrings left out. The rest of the file
+    spells ops it never runs (`torch.export` reads as exp, a docstring's `N*C > 1` as a
+    compare) and would let an unrelated program take the credit. A file with neither is
+    read whole."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    bodies = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name in ("forward", "__init__", "reference"):
+            body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+            bodies += [ast.get_source_segment(source, statement) or "" for statement in body]
+    return "\n".join(bodies) if bodies else source
 
 
 def ops_spelled(source: str) -> frozenset[str]:
@@ -88,8 +115,10 @@ def historic_targets(cases: list[Case], releases: list[str]) -> list[Target]:
         w = done[-1]
         outcomes = w.bad_outcomes or case.history.bad_outcomes
         match = w.bad_match or case.history.bad_match
-        program = case.torch_model.read_text(errors="replace") if case.torch_model else ""
-        out.append(Target(case.slug, case.family, w, tuple(outcomes), match, ops_spelled(program)))
+        # An MLIR case's ops are its PyTorch reference's (the same computation, written out).
+        program = case.reference_program()
+        source = computation(program.read_text(errors="replace")) if program else ""
+        out.append(Target(case.slug, case.family, w, tuple(outcomes), match, ops_spelled(source)))
     return out
 
 
