@@ -182,12 +182,14 @@ def graph(seed: int, sweep: str) -> Program:
 
 
 # The graph sweeps: the plain one, one a family the library's family ops name (edition 1,
-# their ids fixed by the scans' records), and wide-graph: the whole library of edition 2,
-# family ops as context like any other op, none forced (the ops added for recall's misses).
+# their ids fixed by the scans' records), and wide-graph(-3): the whole library of edition
+# 2 (3), family ops as context like any other op, none forced (the ops added for recall's misses).
 GRAPH_SWEEPS = {"plain-graph": GraphSweep(family_context=False),
                 **{f"{f}-graph": GraphSweep(f) for f in sorted({o.family for o in LIBRARY.values() if o.family})},
                 # rank 4 as often as 3: edition 2's pools, upsampling and transposed convs are NCHW
-                "wide-graph": GraphSweep(edition=2, ranks=(1, 2, 2, 3, 3, 4, 4))}
+                "wide-graph": GraphSweep(edition=2, ranks=(1, 2, 2, 3, 3, 4, 4)),
+                # edition 3: the shapes recall's next misses need, weighted up as edition 2's were
+                "wide-graph-3": GraphSweep(edition=3, ranks=(1, 2, 2, 3, 3, 4, 4))}
 
 
 def drawn_graphs(seeds: int):

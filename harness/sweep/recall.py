@@ -58,6 +58,11 @@ SPELLINGS = {
     "adaptive_avg_pool2d": r"adaptive_avg_pool2d|AdaptiveAvgPool2d",
     "interpolate": r"interpolate|upsample|Upsample", "conv_transpose": r"conv_transpose|ConvTranspose",
     "negative_step_view": r"\.flip\([^)]*\)\s*\.narrow\(|torch\.flip\([^)]*\)\s*\.narrow\(",
+    # edition 3 (wide-graph-3)
+    "cat_computed": r"torch\.cat\(", "slice_scatter": r"slice_scatter|\[[^=\n]*:[^=\n]*\]\s*=[^=]",
+    "permute_select": r"\.permute\([^)]*\)(?:\.select\(|\[[^]]*\b\d+\s*[],])",
+    "kv_write_slots": r"index_put\((?s:.*)\.flatten\(\)", "length_mask": r"arange\([^)]*\)\s*<",
+    "expert_gather": r"\w\[\s*\w+(?:\.long\(\))?\s*\](?s:.*)einsum|einsum(?s:.*)\[torch\.arange",
 }
 
 

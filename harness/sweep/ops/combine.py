@@ -59,3 +59,30 @@ def _pad_replicate(rng, a: T) -> Made:
         shape[-1 - i] += pads[2 * i] + pads[2 * i + 1]
     return Made(a.with_(shape=shape), f"torch.nn.functional.pad({{a}}, {pads}, mode='replicate')",
                 f"pad_replicate{pads}")
+
+
+# Edition 3: the shapes recall's misses need (docs/recall.md), each as models write it.
+
+@op("cat_computed", "combine", "rank >= 1, floats or i32 / i64, a dim of size >= 2: two elementwise results of "
+    "one slice of it, concatenated the later first (as rotate_half and gated features are)",
+    lambda a: a.rank >= 1 and a.dtype in (*FLOATS, "i32", "i64") and any(s >= 2 for s in a.shape), edition=3)
+def _cat_computed(rng, a: T) -> Made:
+    d = dim_of(rng, a, lambda s: s >= 2)
+    one = rng.random() < 0.5  # a width-1 slice (one column), or all but the first
+    width = f"{{a}}.shape[{d}] - 1" if not one else "1"
+    size = 1 if one else a.shape[d] - 1
+    first, later = rng.choice((("-s", "s * 2"), ("s - s", "s + (s - s)"), ("s + 1", "-s")))
+    return Made(a.with_(shape=[2 * size if i == d else s for i, s in enumerate(a.shape)]),
+                f"(lambda s: torch.cat([{later}, {first}], dim={d}))({{a}}.narrow({d}, 1, {width}))",
+                f"cat_computed(dim={d},{'1' if one else 'n-1'})")
+
+
+@op("slice_scatter", "combine", "not bool, a dim of size >= 3: a shifted prefix of it written into it "
+    "(the last n-1 rows into the first, or the first into the last: a dynamic-length write)",
+    lambda a: a.dtype != "bool" and any(s >= 3 for s in a.shape), edition=3)
+def _slice_scatter(rng, a: T) -> Made:
+    d = dim_of(rng, a, lambda s: s >= 3)
+    into, from_ = rng.choice(((0, 1), (1, 0)))
+    n = f"{{a}}.shape[{d}] - 1"
+    return Made(a, f"torch.slice_scatter({{a}}, {{a}}.narrow({d}, {from_}, {n}) + 1, {d}, {into}, {into} + {n})",
+                f"slice_scatter(dim={d},into {into})")

@@ -92,3 +92,13 @@ def _conv_transpose(rng, a: T) -> Made:
     return Made(a.with_(shape=shape), f"torch.nn.functional.conv_transpose{spatial}d({{a}}, {{w0}}, {{w1}}, "
                 f"stride={stride}, padding={pad}, groups={groups})",
                 f"conv_transpose{spatial}d(groups={groups},stride={stride},pad={pad})", fresh=(w, b))
+
+
+@op("expert_gather", "contraction", "rank 2 floats [n, k]: each row by the weight of its expert, gathered "
+    "from a fresh [4, k, 5] table by (row mod 4) (a mixture of experts' per-token weights)",
+    lambda a: a.rank == 2 and a.dtype in FLOATS, edition=3, weight=2.0)
+def _expert_gather(rng, a: T) -> Made:
+    table = T((4, a.shape[1], 5), a.dtype)
+    return Made(a.with_(shape=[a.shape[0], 5]),
+                "torch.einsum('nk,nko->no', {a}, {w0}[torch.arange({a}.shape[0]) % 4])", "expert_gather(4 experts)",
+                fresh=(table,))

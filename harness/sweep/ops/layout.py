@@ -75,3 +75,14 @@ def _select(rng, a: T) -> Made:
     i = rng.choice((0, 1, -1)) if a.shape[d] >= 2 else 0
     return Made(a.with_(shape=[s for j, s in enumerate(a.shape) if j != d]), f"{{a}}.select({d}, {i})",
                 f"select(dim={d},{i})")
+
+
+@op("permute_select", "layout", "rank >= 3: a permute, then an index taken of one of its dims (the dim "
+    "dropped: a rank-reducing slice of a permuted value)", lambda a: a.rank >= 3, family="transpose", edition=3)
+def _permute_select(rng, a: T) -> Made:
+    perm = _perm(rng, a)
+    shape = [a.shape[p] for p in perm]
+    d = rng.randrange(len(shape))
+    i = rng.choice((0, -1))
+    return Made(a.with_(shape=[s for j, s in enumerate(shape) if j != d]),
+                f"{{a}}.permute({', '.join(map(str, perm))}).select({d}, {i})", f"permute{perm}.select({d},{i})")
