@@ -132,3 +132,36 @@ def test_the_programs_pairs_are_their_recipes_pairs():
 def test_the_survey_pairs_file_reads():
     rows = read_survey_pairs()
     assert len(rows) >= 100 and sum(1 for r in rows if r.pairs) >= 50
+
+
+def test_the_recall_table_names_kept_scans_and_a_bad_one_is_named(tmp_path):
+    """`sweep recall` with no --scan reads scans/recall.toml: each label's kept scans.
+    A label that is not a list, or a folder that is not there, is refused naming both."""
+    from harness.sweep.scan_records import recall_specs
+
+    (tmp_path / "graph-a").mkdir()
+    table = tmp_path / "recall.toml"
+    table.write_text('[recall]\ngraph = ["graph-a"]\n')
+    assert recall_specs(table) == [f"graph={tmp_path / 'graph-a'}"]
+    table.write_text('[recall]\ngraph = ["graph-a", "graph-b"]\n')
+    with pytest.raises(CaseError, match=r"recall\.toml: recall\.graph: no kept scan graph-b"):
+        recall_specs(table)
+    table.write_text('[recall]\ngraph = "graph-a"\n')
+    with pytest.raises(CaseError, match=r"recall\.toml: recall\.graph: a list"):
+        recall_specs(table)
+
+
+def test_docs_recall_is_what_the_kept_scans_give():
+    """docs/recall.md is computed, never written by hand: from the records scans/recall.toml
+    names, recall's table is the file's (a doc edited by hand, or records changed without
+    it, fails here)."""
+    from harness.case import CASES_DIR, discover, load_case
+    from harness.history.releases import PYPI_RELEASES
+    from harness.sweep.recall import historic_targets, read_scans
+    from harness.sweep.recall import describe
+    from harness.sweep.scan_records import recall_specs
+
+    scans = dict(read_scans(spec, list(PYPI_RELEASES)) for spec in recall_specs())
+    targets = historic_targets([load_case(m) for m in discover(CASES_DIR)], list(PYPI_RELEASES))
+    expected = markdown(recall(targets, scans), scans, {label: describe(s) for label, s in scans.items()})
+    assert (CASES_DIR.parent / "docs" / "recall.md").read_text() == expected

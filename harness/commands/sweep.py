@@ -45,8 +45,9 @@ def add_parsers(sub) -> dict:
     cv.add_argument("--seeds", type=int, default=2048, help="the first N seeds of every graph sweep")
     cv.add_argument("--write", action="store_true", help="write docs/coverage.md")
     rc = actions.add_parser("recall", help="which historic cases the scanned generated programs catch")
-    rc.add_argument("--scan", action="append", required=True, metavar="LABEL=DIR[,DIR]",
-                    help="a generator's scan folders (sweep scan --out); repeat to set generators side by side")
+    rc.add_argument("--scan", action="append", default=None, metavar="LABEL=DIR[,DIR]",
+                    help="a generator's scan folders (sweep scan --out or --keep); repeat to set generators "
+                         "side by side; default: the kept records scans/recall.toml names")
     rc.add_argument("--write", action="store_true", help="write docs/recall.md")
     wn = actions.add_parser("windows", help="cut the models' family ops and contractions out with their neighbours")
     wn.add_argument("--arch", action="append", help="only these architectures (default: the whole models table)")
@@ -214,18 +215,17 @@ def _windows(archs: list[str] | None, write: bool) -> int:
 def _recall(specs: list[str], write: bool) -> int:
     from ..case import CASES_DIR, discover, load_case
     from ..history.releases import PYPI_RELEASES
-    from ..sweep.recall import historic_targets, markdown, read_scans, recall, share
+    from ..sweep.recall import describe, historic_targets, markdown, read_scans, recall, share
 
+    if not specs:
+        from ..sweep.scan_records import recall_specs
+
+        specs = recall_specs()
     try:
         scans = dict(read_scans(spec, list(PYPI_RELEASES)) for spec in specs)
     except ValueError as e:
         raise CaseError(str(e)) from None
-    described = {}
-    for label, scan in scans.items():
-        sweeps = sorted({k.split("::")[0] for k in scan.items})
-        programs = len({k.rsplit("::", 1)[0] for k in scan.items})
-        described[label] = (f"{programs} programs of {', '.join(sweeps) or 'no sweep'}, "
-                            f"{len(scan.releases)} releases")
+    described = {label: describe(scan) for label, scan in scans.items()}
     targets = historic_targets([load_case(m) for m in discover(CASES_DIR)], list(PYPI_RELEASES))
     rows = recall(targets, scans)
     for label in scans:

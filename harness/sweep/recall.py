@@ -207,6 +207,13 @@ def share(rows: list[Row], label: str) -> tuple[int, int]:
     return sum(1 for r in rows if r.caught_by.get(label)), len(rows)
 
 
+def describe(scan: Scan) -> str:
+    """A scan in words, as docs/recall.md heads each generator: its programs and releases."""
+    sweeps = sorted({k.split("::")[0] for k in scan.items})
+    programs = len({k.rsplit("::", 1)[0] for k in scan.items})
+    return f"{programs} programs of {', '.join(sweeps) or 'no sweep'}, {len(scan.releases)} releases"
+
+
 def markdown(rows: list[Row], scans: dict[str, Scan], described: dict[str, str]) -> str:
     labels = list(scans)
     lines = ["# Recall on the suite's own history", ""]

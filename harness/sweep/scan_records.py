@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import tomllib
 from pathlib import Path
 
 from ..outcomes import PASS_OUTCOME
@@ -20,6 +21,9 @@ from ..record import COMPILE_WARNINGS_KEPT, ItemRecord
 from ..results import read_results
 
 KEPT_NAME = "results.jsonl.gz"
+KEPT_DIR = Path(__file__).resolve().parents[2] / "scans"
+# Which kept scans docs/recall.md is computed from: {label: [folder under scans/, ...]}.
+RECALL_TABLE = KEPT_DIR / "recall.toml"
 # A failing stage's log beyond this says nothing a match reads (the diagnostic and its
 # first frames come first); the compile log is read only up to COMPILE_WARNINGS_KEPT.
 LOG_KEPT = 8000
@@ -68,3 +72,25 @@ def keep(out: Path, releases: list[str], to: Path) -> dict[str, int]:
         target.write_bytes(gzip.compress(text.encode(), mtime=0))  # same records, same bytes
         written[release] = target.stat().st_size
     return written
+
+
+def recall_specs(table: Path = RECALL_TABLE) -> list[str]:
+    """`sweep recall`'s scans when none is named: scans/recall.toml's [recall] labels, each
+    a list of kept scans' folders (relative to scans/), as LABEL=DIR,DIR specs."""
+    from ..case import CaseError
+
+    try:
+        labels = tomllib.loads(table.read_text()).get("recall")
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise CaseError(f"{table}: cannot read the recall table ({e})") from None
+    if not isinstance(labels, dict) or not labels:
+        raise CaseError(f"{table}: [recall] must map each label to its kept scans' folders")
+    specs = []
+    for label, folders in labels.items():
+        if not isinstance(folders, list) or not all(isinstance(f, str) for f in folders):
+            raise CaseError(f"{table}: recall.{label}: a list of folders under scans/")
+        missing = [f for f in folders if not (table.parent / f).is_dir()]
+        if missing:
+            raise CaseError(f"{table}: recall.{label}: no kept scan {', '.join(missing)}")
+        specs.append(f"{label}=" + ",".join(str(table.parent / f) for f in folders))
+    return specs
