@@ -58,6 +58,10 @@ def test_an_item_catches_a_case_only_with_its_signature_in_its_window():
                                     ops=("remainder", "flip")))
     assert not catches(numbers, history("g::seed=9::cpu-O0", wrong, ops=("flip",)))  # none of its ops
     assert not catches(numbers, history("g::seed=10::cpu-O0", wrong, ops=("add",)))  # add says nothing
+    # nor a cast or a compare (measured: a bf16 cast alone took rshift-signedness-swapped's credit)
+    shift = Target("case-r", "other", t.window, ("compare-fail",), None, frozenset({"shift", "cast", "compare"}))
+    assert not catches(shift, history("g::seed=11::cpu-O0", wrong, ops=("cast", "compare", "amax")))
+    assert catches(shift, history("g::seed=12::cpu-O0", wrong, ops=("shift",)))
     # a window of a real model names ATen ops: read as the calls they are (a T5 window's sdpa)
     sdpa = Target("case-s", "attention", t.window, ("compare-fail",), None, frozenset({"sdpa"}))
     assert catches(sdpa, history("w::window=t5.sdpa.down3::cpu-O0", wrong, ops=("scaled_dot_product_attention",)))

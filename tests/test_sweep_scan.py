@@ -60,6 +60,16 @@ def test_a_release_that_fails_as_a_whole_is_said_once_and_left_out(tmp_path):
     assert "3.0.0 left out" in render(scan)
 
 
+def test_a_few_items_failing_alike_are_theirs_not_the_releases(tmp_path):
+    """Planted: one program rescanned alone, wrong on 3.1.0 and 3.2.0: its failure is its
+    own (the release-wide rule needs ten items; with one, every failing release was left
+    out and the program's window lost)."""
+    for release, outcome in {"3.0.0": "pass", "3.1.0": "compare-fail", "3.2.0": "compare-fail", "3.3.0": "pass"}.items():
+        _write(tmp_path, release, [_record("k=1", outcome)])
+    scan = read_scan(tmp_path, RELEASES)
+    assert scan.unusable == {} and [h.key for h in scan.found] == ["topk::k=1::cpu-O0"]
+
+
 def test_a_release_without_results_is_not_scanned(tmp_path):
     _write(tmp_path, "3.1.0", [_record("k=1", "pass")])
     scan = read_scan(tmp_path, RELEASES)
@@ -285,9 +295,11 @@ def test_kept_records_read_as_the_scan_they_came_from_and_a_bad_file_is_named(tm
     import gzip
 
     from harness.case import CaseError
+    from harness.process import strip_paths
     from harness.sweep.scan_records import keep
 
-    warned = StageResult("compile", "ok", "", "warning: stack frame size (9) exceeds limit\n" + "x" * 9000)
+    warned = StageResult("compile", "ok", "", "/home/someone/.cache/x/model.mlir:3:1: warning: stack frame size (9) "
+                         "exceeds limit\n" + "x" * 9000)
     for release, outcome in {"3.0.0": "pass", "3.1.0": "run-crash", "3.2.0": "compile-fail", "3.3.0": "pass"}.items():
         record = _record("k=1", outcome)
         if outcome == "run-crash":
@@ -301,10 +313,15 @@ def test_kept_records_read_as_the_scan_they_came_from_and_a_bad_file_is_named(tm
     for key, h in full.items.items():
         assert kept.items[key].outcomes == h.outcomes and kept.items[key].signatures == h.signatures
         for release, record in h.records.items():
-            assert kept.items[key].records[release].failure_text() == record.failure_text()
+            # the same text but for folders: kept records name no machine's paths
+            assert kept.items[key].records[release].failure_text() == strip_paths(record.failure_text())
+            assert "/home/someone" not in kept.items[key].records[release].failure_text()
             assert kept.items[key].records[release].traits == record.traits
     line = gzip.decompress((tmp_path / "kept" / "3.0.0" / "results.jsonl.gz").read_bytes()).decode().splitlines()[1]
     assert '"stages"' not in line  # a pass keeps its outcome only
+    # the named sweeps' records only (one scan's folder can hold several generators')
+    keep(tmp_path / "out", RELEASES, tmp_path / "other", {"scatter"})
+    assert read_scan(tmp_path / "other", RELEASES).items == {}
     (tmp_path / "kept" / "3.3.0" / "results.jsonl.gz").write_bytes(b"not gzip")
     with pytest.raises(CaseError, match=r"3\.3\.0/results\.jsonl\.gz: cannot read"):
         read_scan(tmp_path / "kept", RELEASES)

@@ -95,8 +95,8 @@ def add_parsers(sub) -> dict:
     sc.add_argument("--report-only", action="store_true",
                     help="read what --out holds (e.g. the shards of a weekly job), run nothing")
     sc.add_argument("--keep", type=Path, default=None, metavar="DIR",
-                    help="also write the records compactly under DIR (gzipped, about 1/10 the size): "
-                         "recall and --report-only read them on any machine")
+                    help="also write the named sweeps' records compactly under DIR (gzipped, about 1/10 "
+                         "the size): recall and --report-only read them on any machine")
     return {"sweep": cmd_sweep}
 
 
@@ -317,7 +317,7 @@ def _scan(sweeps: list[Sweep], args: argparse.Namespace) -> int:
     if args.keep is not None:
         from ..sweep.scan_records import keep
 
-        kept = keep(args.out, releases, args.keep)
+        kept = keep(args.out, releases, args.keep, {s.name for s in sweeps})
         print(f"sweep scan: kept {len(kept)} releases' records in {args.keep} ({sum(kept.values()) // 1024} KB)")
     from ..sweep.explained import load_explained
 

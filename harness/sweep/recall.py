@@ -29,7 +29,7 @@ from .scan import UNSUPPORTED, ItemHistory, Scan
 
 # How a case's PyTorch program spells an op of the library: wrong numbers carry no message
 # from one program to another, so a program must also hold one of the case's own ops to
-# catch it (ops every program holds, add and mul, say nothing and are left out).
+# catch it (GLUE, below, says nothing and is left out).
 SPELLINGS = {
     "permute": r"\.permute\(", "transpose": r"\.transpose\(|\.mT\b|\.T\b", "flip": r"\.flip\(|torch\.flip",
     "narrow": r"\.narrow\(", "roll": r"\.roll\(", "strided_slice": r"::\s*\d|\[[^]]*:[^]]*:\s*\d",
@@ -86,6 +86,13 @@ def computation(source: str) -> str:
     return "\n".join(bodies) if bodies else source
 
 
+# Ops that say nothing of a bug when they are all a program shares with a case: add and
+# mul are in every program; a cast and a compare are the glue of nearly all (a dtype
+# change, a mask). Measured: transpose-graph seed 130, with no shift at all, took the
+# credit for case rshift-signedness-swapped through a bf16 cast alone.
+GLUE = frozenset({"add", "mul", "cast", "compare"})
+
+
 def ops_spelled(source: str) -> frozenset[str]:
     """The library ops a PyTorch program's source spells (SPELLINGS)."""
     return frozenset(name for name, pattern in SPELLINGS.items() if re.search(pattern, source))
@@ -121,7 +128,7 @@ def historic_targets(cases: list[Case], releases: list[str]) -> list[Target]:
         outcomes = w.bad_outcomes or case.history.bad_outcomes
         match = w.bad_match or case.history.bad_match
         # An MLIR case's ops are its PyTorch reference's (the same computation, written out).
-        program = case.reference_program()
+        program = case.reference_program
         source = computation(program.read_text(errors="replace")) if program else ""
         out.append(Target(case.slug, case.family, w, tuple(outcomes), match, ops_spelled(source)))
     return out
@@ -145,7 +152,7 @@ def _shares_an_op(t: Target, h: ItemHistory) -> bool:
     # A window's traits name ATen ops (op=scaled_dot_product_attention): read as the PyTorch
     # calls they are, they spell the library's names too (sdpa).
     held |= ops_spelled(" ".join(f"torch.{op}(" for op in held))
-    return bool(held & (t.ops - {"add", "mul"}))
+    return bool(held & (t.ops - GLUE))
 
 
 def catches(t: Target, h: ItemHistory) -> bool:
@@ -210,8 +217,14 @@ def share(rows: list[Row], label: str) -> tuple[int, int]:
 def describe(scan: Scan) -> str:
     """A scan in words, as docs/recall.md heads each generator: its programs and releases."""
     sweeps = sorted({k.split("::")[0] for k in scan.items})
-    programs = len({k.rsplit("::", 1)[0] for k in scan.items})
-    return f"{programs} programs of {', '.join(sweeps) or 'no sweep'}, {len(scan.releases)} releases"
+    reach: dict[str, int] = {}  # program -> the most releases one of its items has a verdict on
+    for key, h in scan.items.items():
+        program = key.rsplit("::", 1)[0]
+        reach[program] = max(reach.get(program, 0), len(h.outcomes))
+    counts = sorted(set(reach.values()))
+    releases = f"{counts[-1]} releases" if len(counts) <= 1 else \
+        f"{counts[0]} to {counts[-1]} releases a program (scans in parts)"
+    return f"{len(reach)} programs of {', '.join(sweeps) or 'no sweep'}, {releases}"
 
 
 def markdown(rows: list[Row], scans: dict[str, Scan], described: dict[str, str]) -> str:
@@ -222,8 +235,9 @@ def markdown(rows: list[Row], scans: dict[str, Scan], described: dict[str, str])
         lines.append(f"- {label} ({described.get(label, '')}): {n} of {m} "
                      f"({100.0 * n / m if m else 0:.0f}%)")
     n, m = share(rows, labels[0]) if labels else (0, 0)
-    lines += ["", "Written by `iree-regress sweep recall` from sweep scans' records (nothing compiled "
-              "for it); how an item catches a case: harness/sweep/recall.py. The cases: every one "
+    lines += ["", "Written by `iree-regress sweep recall --write` from the kept scans scans/recall.toml "
+              "names (scans/README.md says what each holds; nothing compiled for it); how an item "
+              "catches a case: harness/sweep/recall.py. The cases: every one "
               "written from an upstream thread whose window is historic (a bad and a good release "
               "among those scanned).", "",
               "| case | family | window | " + " | ".join(labels) + " |",

@@ -48,8 +48,11 @@ from .explained import Explanation
 from .scan_records import results_path
 from .spec import Sweep
 
-# A release where one failure covers this share of the items failed as a whole.
+# A release where one failure covers this share of the items failed as a whole, when it
+# ran at least RELEASE_WIDE_ITEMS of them: a few items failing alike (a rescan of the
+# programs that caught cases) are those items' own failures, not the release's.
 RELEASE_WIDE = 0.9
+RELEASE_WIDE_ITEMS = 10
 UNSUPPORTED = "unsupported"
 # What a compiler says of a program it cannot read yet (its importer's coverage, not a bug).
 _UNSUPPORTED = re.compile(r"custom op '[\w.]+' is unknown|failed to legalize operation "
@@ -134,7 +137,7 @@ def read_scan(out: Path, releases: list[str]) -> Scan:
         failures = Counter((r.outcome, signature_of(r)) for r in ran if r.outcome != PASS_OUTCOME)
         if ran and failures:
             (outcome, signature), n = failures.most_common(1)[0]
-            if n >= RELEASE_WIDE * len(ran):
+            if len(ran) >= RELEASE_WIDE_ITEMS and n >= RELEASE_WIDE * len(ran):
                 unusable[release] = f"{n}/{len(ran)} items {outcome}: {signature}"
                 continue
         for r in ran:

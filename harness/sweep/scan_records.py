@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path
 
 from ..outcomes import PASS_OUTCOME
+from ..process import strip_paths
 from ..record import COMPILE_WARNINGS_KEPT, ItemRecord
 from ..results import read_results
 
@@ -36,12 +37,15 @@ def compact(record: ItemRecord) -> dict:
     kept = {"type": "item", **{name: getattr(record, name) for name in _ITEM_FIELDS}}
     if record.outcome == PASS_OUTCOME:
         return kept
-    kept["message"] = record.message
+    # Paths cut to their file names, as a case's stored samples are: kept records are
+    # committed, and name no machine's folders (the matches read file names, not folders).
+    kept["message"] = strip_paths(record.message)
     kept["traits"] = list(record.traits)
     kept["stages"] = []
     for stage in record.stages:
         s = {name: getattr(stage, name) for name in _STAGE_FIELDS}
-        s["log"] = s["log"][:COMPILE_WARNINGS_KEPT if stage.stage == "compile" and stage.ok else LOG_KEPT]
+        s["detail"] = strip_paths(s["detail"])
+        s["log"] = strip_paths(s["log"][:COMPILE_WARNINGS_KEPT if stage.stage == "compile" and stage.ok else LOG_KEPT])
         kept["stages"].append(s)
     return kept
 
@@ -55,8 +59,9 @@ def results_path(out: Path, release: str) -> Path | None:
     return None
 
 
-def keep(out: Path, releases: list[str], to: Path) -> dict[str, int]:
-    """Write each release's records of `out` compactly under `to`; {release: bytes}."""
+def keep(out: Path, releases: list[str], to: Path, sweeps: set[str] | None = None) -> dict[str, int]:
+    """Write each release's records of `out` (of the named sweeps only, when named)
+    compactly under `to`; {release: bytes}."""
     written = {}
     for release in releases:
         path = results_path(out, release)
@@ -65,7 +70,8 @@ def keep(out: Path, releases: list[str], to: Path) -> dict[str, int]:
         header, records = read_results(path)
         env = header.get("environment", {})
         lines = [{"type": "run", "environment": {k: env.get(k) for k in ("compiler_version", "host_cpu")}}]
-        lines += [compact(r) for r in sorted(records, key=lambda r: r.key)]
+        lines += [compact(r) for r in sorted(records, key=lambda r: r.key)
+                  if sweeps is None or r.case.split("::")[0] in sweeps]
         target = to / release / KEPT_NAME
         target.parent.mkdir(parents=True, exist_ok=True)
         text = "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines)
