@@ -1,8 +1,7 @@
 """A sweep scan's records, kept small enough to commit (`sweep scan --keep DIR`).
 
 A scan's own records (`<out>/<release>/results.jsonl`) hold every stage's command, log
-and timing: about 2.5 KB an item, 18 MB for 478 windows over fifteen releases, and they
-live on the machine that ran the scan. Recall (`sweep recall`) and a scan's groups
+and timing (about 2.5 KB an item), and they live on the machine that ran the scan. Recall (`sweep recall`) and a scan's groups
 (`sweep scan --report-only`) read only each item's outcome per release and, for a
 failure, the text its signature and a case's `match` are read from. This keeps exactly
 that, gzipped, in `<dir>/<release>/results.jsonl.gz`, so the numbers in docs/recall.md
@@ -16,6 +15,7 @@ import json
 import tomllib
 from pathlib import Path
 
+from ..case import CaseError
 from ..outcomes import PASS_OUTCOME
 from ..process import strip_paths
 from ..record import COMPILE_WARNINGS_KEPT, ItemRecord
@@ -83,8 +83,6 @@ def keep(out: Path, releases: list[str], to: Path, sweeps: set[str] | None = Non
 def recall_specs(table: Path = RECALL_TABLE) -> list[str]:
     """`sweep recall`'s scans when none is named: scans/recall.toml's [recall] labels, each
     a list of kept scans' folders (relative to scans/), as LABEL=DIR,DIR specs."""
-    from ..case import CaseError
-
     try:
         labels = tomllib.loads(table.read_text()).get("recall")
     except (OSError, tomllib.TOMLDecodeError) as e:
