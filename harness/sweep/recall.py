@@ -17,6 +17,7 @@ Nothing is compiled here: `iree-regress sweep recall` reads the scans' records.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,8 +73,6 @@ def computation(source: str) -> str:
     spells ops it never runs (`torch.export` reads as exp, a docstring's `N*C > 1` as a
     compare) and would let an unrelated program take the credit. A file with neither is
     read whole."""
-    import ast
-
     try:
         tree = ast.parse(source)
     except SyntaxError:
