@@ -155,20 +155,24 @@ def test_python_remainder_of_negative_values_is_the_divisors_sign(tmp_path, monk
     assert result.outcome == "pass", result.failure_text()[:1000]
 
 
-def test_f16_sums_are_accumulated_in_f32_as_jax_writes_them(tmp_path):
-    """JAX sums and normalizes f16 in f32 and rounds once (the hand-written StableHLO once
-    wrote them in f16: a false failure). The contraction states its f32 accumulator, as
-    PyTorch computes it: left to the compiler, IREE's cpu target accumulated an f16 dot in
-    f16 on an AVX2 host (topk-stablehlo seed 0 failed there and passed on another host)."""
+def _stablehlo_of(tmp_path, returns: str, inputs: str) -> str:
+    """JAX's StableHLO of `forward(self, x, w): return <returns>` over `inputs`."""
     from harness.jax_frontend import export_stablehlo
     from harness.reference import load_program
 
     model = tmp_path / "model.py"
     model.write_text("import torch\n\nclass Model(torch.nn.Module):\n    def forward(self, x, w):\n"
-                     "        return torch.matmul(x, w), x.sum(dim=-1), torch.softmax(x, dim=-1)\n\n\n"
-                     "def example_inputs():\n    return (torch.ones(3, 4, dtype=torch.float16), "
-                     "torch.ones(4, 5, dtype=torch.float16))\n")
-    text = export_stablehlo(load_program(model))
+                     f"        return {returns}\n\n\ndef example_inputs():\n    return ({inputs})\n")
+    return export_stablehlo(load_program(model))
+
+
+def test_f16_sums_are_accumulated_in_f32_as_jax_writes_them(tmp_path):
+    """JAX sums and normalizes f16 in f32 and rounds once (the hand-written StableHLO once
+    wrote them in f16: a false failure). The contraction states its f32 accumulator, as
+    PyTorch computes it: left to the compiler, IREE's cpu target accumulated an f16 dot in
+    f16 on an AVX2 host (topk-stablehlo seed 0 failed there and passed on another host)."""
+    text = _stablehlo_of(tmp_path, "torch.matmul(x, w), x.sum(dim=-1), torch.softmax(x, dim=-1)",
+                         "torch.ones(3, 4, dtype=torch.float16), torch.ones(4, 5, dtype=torch.float16)")
     dot = next(line for line in text.splitlines() if "dot_general" in line)
     assert "(tensor<3x4xf16>, tensor<4x5xf16>) -> tensor<3x5xf32>" in dot
     sums = [line for line in text.splitlines() if "applies stablehlo.add" in line]
@@ -177,15 +181,8 @@ def test_f16_sums_are_accumulated_in_f32_as_jax_writes_them(tmp_path):
 
 
 def test_an_f16_convolution_states_its_f32_accumulator(tmp_path):
-    from harness.jax_frontend import export_stablehlo
-    from harness.reference import load_program
-
-    model = tmp_path / "model.py"
-    model.write_text("import torch\n\nclass Model(torch.nn.Module):\n    def forward(self, x, w):\n"
-                     "        return torch.nn.functional.conv1d(x, w)\n\n\n"
-                     "def example_inputs():\n    return (torch.ones(1, 2, 8, dtype=torch.float16), "
-                     "torch.ones(3, 2, 3, dtype=torch.float16))\n")
-    text = export_stablehlo(load_program(model))
+    text = _stablehlo_of(tmp_path, "torch.nn.functional.conv1d(x, w)",
+                         "torch.ones(1, 2, 8, dtype=torch.float16), torch.ones(3, 2, 3, dtype=torch.float16)")
     conv = next(line for line in text.splitlines() if "convolution" in line)
     assert "-> tensor<1x3x6xf32>" in conv
     assert "stablehlo.convert" in text and "-> tensor<1x3x6xf16>" in text

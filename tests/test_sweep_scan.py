@@ -70,6 +70,17 @@ def test_a_few_items_failing_alike_are_theirs_not_the_releases(tmp_path):
     assert scan.unusable == {} and [h.key for h in scan.found] == ["topk::k=1::cpu-O0"]
 
 
+def test_an_item_missing_from_a_release_has_no_verdict_there_and_is_said(tmp_path):
+    """Planted: a release killed mid-write holds one item of two. The other has no
+    verdict there (said, and the command fails), never read as an item that did not run."""
+    for release in RELEASES:
+        records = [_record("k=1", "pass"), _record("k=3", "pass")]
+        _write(tmp_path, release, records[:1] if release == "3.2.0" else records)
+    scan = read_scan(tmp_path, RELEASES)
+    assert scan.no_verdict == {"3.2.0": ["topk::k=3::cpu-O0"]}
+    assert "3.2.0" not in scan.items["topk::k=3::cpu-O0"].outcomes
+
+
 def test_a_release_without_results_is_not_scanned(tmp_path):
     _write(tmp_path, "3.1.0", [_record("k=1", "pass")])
     scan = read_scan(tmp_path, RELEASES)

@@ -132,7 +132,13 @@ def read_scan(out: Path, releases: list[str]) -> Scan:
     unusable = {}
     no_verdict: dict[str, list[str]] = {}
     items: dict[str, ItemHistory] = {}
+    # An item another release has a record of and this one has none (a run killed
+    # mid-write, a worker lost) has no verdict there: said, never read as not having run.
+    every = {r.key for records in per_release.values() for r in records}
     for release, records in per_release.items():
+        missing = every - {r.key for r in records}
+        if missing:
+            no_verdict.setdefault(release, []).extend(sorted(missing))
         ran = [r for r in records if r.outcome != SKIP_OUTCOME]
         failures = Counter((r.outcome, signature_of(r)) for r in ran if r.outcome != PASS_OUTCOME)
         if ran and failures:

@@ -103,12 +103,17 @@ def _where_causal(rng, a: T) -> Made:
     return Made(a, f"torch.where({mask}, {{a}}, torch.zeros_like({{a}}))", "where(causal)")
 
 
+def _kv_update(rng, a: T) -> tuple[int, int, T]:
+    """A KV-cache write's fresh [b, s, ...] update, b * s <= the cache's rows."""
+    b, s = rng.choice([(b, s) for b in (2, 3) for s in (2, 3) if b * s <= a.shape[0]])
+    return b, s, T((b, s, *a.shape[1:]), a.dtype)
+
+
 @op("kv_write", "indexing", "rank >= 2, not bool, rows >= 4: a KV-cache write, rows at slots from a fresh "
     "[b, s, ...] update flattened (b x s, two dynamic sizes in one group)",
     lambda a: a.rank >= 2 and a.dtype != "bool" and a.shape[0] >= 4, family="scatter", edition=2)
 def _kv_write(rng, a: T) -> Made:
-    b, s = rng.choice([(b, s) for b in (2, 3) for s in (2, 3) if b * s <= a.shape[0]])
-    update = T((b, s, *a.shape[1:]), a.dtype)
+    b, s, update = _kv_update(rng, a)
     # slot i is (i + 1) mod n: b * s <= n distinct rows, so no two writes meet
     slots = "((torch.arange({w0}.shape[0] * {w0}.shape[1]) + 1) % {a}.shape[0])"
     return Made(a, f"{{a}}.index_put(({slots},), {{w0}}.flatten(0, 1))", f"kv_write({b}x{s})", fresh=(update,))
@@ -118,8 +123,7 @@ def _kv_write(rng, a: T) -> Made:
     "tensor flattened with the update (a slot mapping, as serving code passes it)",
     lambda a: a.rank >= 2 and a.dtype != "bool" and a.shape[0] >= 4, family="scatter", edition=3)
 def _kv_write_slots(rng, a: T) -> Made:
-    b, s = rng.choice([(b, s) for b in (2, 3) for s in (2, 3) if b * s <= a.shape[0]])
-    update = T((b, s, *a.shape[1:]), a.dtype)
+    b, s, update = _kv_update(rng, a)
     # slot [i, j] is (i * s + j + 1) mod n: b * s <= n distinct rows, so no two writes meet
     slots = ("((torch.arange({w0}.shape[0]).unsqueeze(1) * {w0}.shape[1] + torch.arange({w0}.shape[1]).unsqueeze(0)"
              " + 1) % {a}.shape[0])")
@@ -135,7 +139,6 @@ def _length_mask(rng, a: T) -> Made:
     view = ", ".join("-1" if i == d else "1" for i in range(a.rank))
     fill = "-1e4" if a.dtype in FLOATS else "0"
     keep = f"(torch.arange({{a}}.shape[{d}]) < {{w0}}.abs() + 1).reshape({view})"
-    # a Python scalar, as models write it (a 0-d tensor constant leaves a torch.constant.int
-    # no release can legalize: measured on 3.13.0)
+    # the fill a Python scalar, as models write it
     return Made(a, f"torch.where({keep}, {{a}}, {fill})", f"length_mask(dim={d})",
                 fresh=(T((1,), "i64"),))
