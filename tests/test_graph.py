@@ -140,3 +140,26 @@ def test_a_failing_graph_program_is_reduced_line_by_line():
     exec(r.after.source, ns)
     out = ns["Model"]()(*ns["example_inputs"]())
     assert out[0].shape == (6, 6)
+
+
+@pytest.mark.harness
+def test_the_int_sweep_draws_bytes_over_their_whole_range_and_other_ints_small(monkeypatch):
+    """int-graph's u8 inputs span 0..255 (a byte below 128 cannot tell a signed lowering
+    from an unsigned one: recall's rshift miss); its other integers, and every other
+    sweep's u8, stay the small ties sums keep exact in. Planted: without full_bytes the
+    int sweep's bytes never reach the sign bit."""
+    from dataclasses import replace
+
+    def bytes_of(sweep: str) -> list[int]:
+        seen = []
+        for seed in range(40):
+            ns: dict = {}
+            exec(graph(seed, sweep).source, ns)
+            seen += [int(v) for x in ns["example_inputs"]() if x.dtype == torch.uint8 for v in x.flatten()]
+        return seen
+
+    full = bytes_of("int-graph")
+    assert max(full) >= 250 and sum(v >= 128 for v in full) > len(full) // 3
+    assert max(bytes_of("wide-graph-3")) <= 3
+    monkeypatch.setitem(GRAPH_SWEEPS, "int-graph", replace(GRAPH_SWEEPS["int-graph"], full_bytes=False))
+    assert max(bytes_of("int-graph")) <= 3

@@ -76,6 +76,19 @@ def test_a_case_program_s_ops_are_read_from_its_source():
     assert "sdpa" not in ops_spelled(source)
 
 
+def test_a_name_spells_no_op():
+    """A variable or a mode named like an op is not the op: case ui8-add-sub-sign-extended's
+    `shifted = u + f` read as a shift, so a shift program could take its credit (found by
+    reading the near misses); bilinear, perform and transforms spelled linear, erf, rms."""
+    from harness.sweep.recall import ops_spelled
+
+    names = ("shifted = u + f\nmode = 'bilinear'  # nonlinear\n"
+             "performed = transforms + x")
+    assert ops_spelled(names) == frozenset()
+    calls = "a = x >> 2\nb = torch.bitwise_right_shift(u, s)\nc = self.linear(torch.erf(x))\nd = nn.Linear(4, 5)"
+    assert {"shift", "linear", "erf"} <= ops_spelled(calls)
+
+
 def test_a_case_s_ops_are_those_its_computation_runs_and_every_library_op_is_spelled():
     """A model file's export call spells exp and its docstring a compare: only forward(),
     __init__() and an MLIR case's reference() are read (a fault found by reading: the
@@ -101,11 +114,14 @@ def test_recall_rows_say_what_caught_each_case_or_why_not():
     scan = Scan(RELEASES, {}, {h.key: h for h in [
         history("g::seed=1::cpu-O0", {"3.3.0": "pass", "3.4.0": "compile-fail", "3.5.0": "compile-fail", "3.6.0": "pass"})]})
     empty = Scan(RELEASES, {}, {})
-    missed = Target("case-b", "other", Window("3.4.0", "3.5.0", None, "3.6.0"), ("run-crash",), None)
+    missed = Target("case-b", "other", Window("3.4.0", "3.5.0", None, "3.6.0"), ("run-crash",), None,
+                    frozenset({"topk"}))
     rows = recall([target(), missed], {"graph": scan, "old": empty})
     assert share(rows, "graph") == (1, 2) and share(rows, "old") == (0, 2)
     assert rows[0].caught_by["graph"] == "g::seed=1::cpu-O0"
     assert why_missed(missed, scan) == "no program shows run-crash inside the window"
+    glue = Target("case-g", "other", missed.window, ("compare-fail",), None, frozenset({"add", "cast"}))
+    assert why_missed(glue, scan).startswith("its program holds only glue ops (add, cast)")
     text = markdown(rows, {"graph": scan, "old": empty}, {"graph": "1 program", "old": "none"})
     assert text.rstrip().endswith("overall recall: 1 of 2 (50%)")
     assert "| case-a | scatter | 3.3.0 < [3.4.0 .. 3.5.0] < 3.6.0 | caught by `g::seed=1::cpu-O0` | missed:" in text
@@ -169,3 +185,36 @@ def test_docs_recall_is_what_the_kept_scans_give():
     targets = historic_targets([load_case(m) for m in discover(CASES_DIR)], list(PYPI_RELEASES))
     expected = markdown(recall(targets, scans), scans, {label: describe(s) for label, s in scans.items()})
     assert (CASES_DIR.parent / "docs" / "recall.md").read_text() == expected
+
+
+def test_a_pick_holds_what_it_names_fewest_ops_first_and_adds_to_a_list(tmp_path):
+    """`sweep pick`: every picked program holds each op named (with the dtype its value has,
+    where named), smallest first; a second rule adds to the list and skips its programs;
+    the list is what `sweep scan --items-from` reads. Planted: without the dtype, programs
+    whose shift is not of a byte come in."""
+    from harness.commands.sweep import _found_items
+    from harness.sweep.graph import draw_graph
+    from harness.sweep.pick import PickError, Rule, parse_holding, pick, read_picked, write_picked
+    from harness.sweep.spec import sweeps_by_name
+
+    def made(item):
+        sweep, seed = item.split("::")[0], int(item.split("::")[1].split("=")[1])
+        return [v for v in draw_graph(seed, sweep).values if v.op != "input"]
+
+    rule = Rule(("int-graph",), parse_holding("shift:u8"), seeds=800)
+    items = pick(rule, 6, "cpu", ["O0"])
+    assert len(items) == 6 and all(any(v.op == "shift" and v.type.dtype == "u8" for v in made(i)) for i in items)
+    sizes = [len(made(i)) for i in items]
+    assert sizes == sorted(sizes)
+    loose = pick(Rule(("int-graph",), parse_holding("shift"), seeds=300), 30, "cpu", ["O0"])
+    assert any(not any(v.op == "shift" and v.type.dtype == "u8" for v in made(i)) for i in loose)
+    out = tmp_path / "picked.json"
+    write_picked(out, items)
+    more = pick(rule, 6, "cpu", ["O0", "O3"], {i.rsplit("::", 1)[0] for i in read_picked(out)})
+    assert not {i.rsplit("::", 1)[0] for i in more} & {i.rsplit("::", 1)[0] for i in items} and len(more) == 12
+    ids = _found_items([sweeps_by_name()["int-graph"]], out)
+    assert ids[0] == f"{sweeps_by_name()['int-graph'].path}::{items[0].split('::', 1)[1]}"
+    with pytest.raises(PickError, match=r"--holding 'shiftt': 'shiftt' is not an op"):
+        parse_holding("shiftt")
+    with pytest.raises(PickError, match=r"'u9' is not a dtype"):
+        parse_holding("shift:u9")

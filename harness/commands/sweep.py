@@ -5,6 +5,10 @@
     iree-regress sweep recall --scan LABEL=DIR[,DIR] [--scan ...] [--write]
                                                     historic cases the scanned programs catch
                                                     (docs/recall.md)
+    iree-regress sweep pick SWEEP... --holding OP[:DTYPE][,...] [--dims D] [--count N]
+                            [--level O0[,O3]] [--skip-share K/N] --out FILE
+                                                    graph programs that hold the ops, fewest
+                                                    ops first: a scan's --items-from
     iree-regress sweep coverage [--seeds N] [--write]
                                                     op pairs of the survey's threads the graph
                                                     programs hold (docs/coverage.md)
@@ -44,6 +48,17 @@ def add_parsers(sub) -> dict:
     cv = actions.add_parser("coverage", help="op pairs of the survey's threads the graph programs hold")
     cv.add_argument("--seeds", type=int, default=2048, help="the first N seeds of every graph sweep")
     cv.add_argument("--write", action="store_true", help="write docs/coverage.md")
+    pk = actions.add_parser("pick", help="graph programs that hold given ops, as a scan's --items-from list")
+    pk.add_argument("families", nargs="+", metavar="SWEEP", help="graph sweeps (wide-graph-3, int-graph, ...)")
+    pk.add_argument("--holding", required=True, metavar="OP[:DTYPE][,...]",
+                    help="ops every picked program holds (op:dtype: the value it made has that dtype)")
+    pk.add_argument("--dims", default=None, help="static, dynamic, mixed or not-static")
+    pk.add_argument("--count", type=int, default=16, help="how many programs (fewest ops first)")
+    pk.add_argument("--target", default="cpu")
+    pk.add_argument("--level", default="O0", help="opt levels of the items, comma-separated")
+    pk.add_argument("--skip-share", default=None, metavar="K/N", help="leave out a share already scanned")
+    pk.add_argument("--out", type=Path, required=True,
+                    help="the list to write; one already there is added to (its programs skipped)")
     rc = actions.add_parser("recall", help="which historic cases the scanned generated programs catch")
     rc.add_argument("--scan", action="append", default=None, metavar="LABEL=DIR[,DIR]",
                     help="a generator's scan folders (sweep scan --out or --keep); repeat to set generators "
@@ -89,9 +104,9 @@ def add_parsers(sub) -> dict:
     sc.add_argument("--out", type=Path, default=Path("scan"))
     sc.add_argument("--generated-share", default=None, metavar="K/N",
                     help="of the generated sweeps, only the K-th of N shares of their seeds")
-    sc.add_argument("--items-from", type=Path, default=None, metavar="SCAN_DIR",
-                    help="only the items an earlier scan found changing (its scan.json): their windows "
-                         "over more releases")
+    sc.add_argument("--items-from", type=Path, default=None, metavar="SCAN_DIR|FILE",
+                    help="only the items an earlier scan found changing (its scan.json), or a list "
+                         "`sweep pick` wrote: their windows over more releases")
     sc.add_argument("--report-only", action="store_true",
                     help="read what --out holds (e.g. the shards of a weekly job), run nothing")
     sc.add_argument("--keep", type=Path, default=None, metavar="DIR",
@@ -117,6 +132,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return _ops(args.counts)
     if args.action == "recall":
         return _recall(args.scan, args.write)
+    if args.action == "pick":
+        return _pick(args)
     if args.action == "coverage":
         return _coverage(args.seeds, args.write)
     if args.action == "own-tests":
@@ -212,6 +229,23 @@ def _windows(archs: list[str] | None, write: bool) -> int:
     return 0
 
 
+def _pick(args: argparse.Namespace) -> int:
+    from ..shard import ShardError, parse
+    from ..sweep.pick import PickError, Rule, parse_holding, pick, read_picked, write_picked
+
+    try:
+        share = parse(args.skip_share, "--skip-share") if args.skip_share else None
+        rule = Rule(tuple(args.families), parse_holding(args.holding), args.dims, share)
+        earlier = read_picked(args.out) if args.out.exists() else []
+        items = pick(rule, args.count, args.target, [v.strip() for v in args.level.split(",") if v.strip()],
+                     {item.rsplit("::", 1)[0] for item in earlier})
+    except (PickError, ShardError) as e:
+        raise CaseError(f"sweep pick: {e}") from None
+    write_picked(args.out, earlier + items)
+    print(f"sweep pick: {len(items)} items added to {args.out} ({len(earlier) + len(items)} in all)")
+    return 0
+
+
 def _recall(specs: list[str], write: bool) -> int:
     from ..case import CASES_DIR, discover, load_case
     from ..history.releases import PYPI_RELEASES
@@ -241,14 +275,16 @@ def _recall(specs: list[str], write: bool) -> int:
 def _found_items(sweeps: list[Sweep], earlier: Path) -> list[str]:
     """pytest node ids of the items an earlier scan (earlier/scan.json) found changing, of
     the named sweeps."""
+    from ..sweep.pick import PickError, read_picked
+
     try:
-        found = json.loads((earlier / "scan.json").read_text())["found"]
-    except (OSError, ValueError, KeyError) as e:
-        raise CaseError(f"--items-from {earlier}: no scan.json of an earlier scan ({e})") from None
+        found = read_picked(earlier if earlier.is_file() else earlier / "scan.json")
+    except PickError as e:
+        raise CaseError(f"--items-from {earlier}: not an earlier scan's folder nor a picked list ({e})") from None
     path_of = {s.name: s.path for s in sweeps}
     ids = []
     for entry in found:
-        name, variant, item = entry["item"].split("::")
+        name, variant, item = entry.split("::")
         if name in path_of:
             ids.append(f"{path_of[name]}::{variant}::{item}")
     if not ids:

@@ -51,11 +51,11 @@ class Drawn:
         return name
 
 
-def _input_type(rng: random.Random, like: T | None, ranks: tuple[int, ...]) -> T:
+def _input_type(rng: random.Random, like: T | None, kind: GraphSweep) -> T:
     if like is not None and rng.random() < 0.5:  # a partner for binary ops, or the same with another dtype
-        return like if rng.random() < 0.6 else like.with_(dtype=rng.choice(INPUT_DTYPES))
-    rank = rng.choice(ranks)
-    return T(tuple(rng.choice(SIZES) for _ in range(rank)), rng.choice(INPUT_DTYPES))
+        return like if rng.random() < 0.6 else like.with_(dtype=rng.choice(kind.dtypes))
+    rank = rng.choice(kind.ranks)
+    return T(tuple(rng.choice(SIZES) for _ in range(rank)), rng.choice(kind.dtypes))
 
 
 def _operands(d: Drawn, o: Op) -> list[Value] | None:
@@ -114,6 +114,10 @@ class GraphSweep:
     edition: int = 1
     family_context: bool = True
     ranks: tuple[int, ...] = (1, 2, 2, 3, 3, 3, 4)  # an input's rank is drawn from these
+    dtypes: tuple[str, ...] = INPUT_DTYPES  # an input's dtype is drawn from these
+    # u8 inputs over all of 0..255 (bytes, pixels, quantized values), not the small ties
+    # other integers keep: a byte's sign bit is where signed and unsigned lowerings part.
+    full_bytes: bool = False
 
 
 def draw_graph(seed: int, sweep: str) -> Drawn:
@@ -124,10 +128,10 @@ def draw_graph(seed: int, sweep: str) -> Drawn:
     family_ops = [o for o in library if kind.family and o.family == kind.family]
     first = None
     for _ in range(rng.choice((1, 1, 2, 2, 3))):
-        t = _input_type(rng, first, kind.ranks)
+        t = _input_type(rng, first, kind)
         # A family sweep's first input fits a family op (an input stays at hand to the end).
         while first is None and family_ops and not any(_fits_alone(o, t) for o in family_ops):
-            t = _input_type(rng, None, kind.ranks)
+            t = _input_type(rng, None, kind)
         first = first or t
         d.values.append(Value(d.new_input(t), t, "input"))
     length = rng.randint(2, 10)
@@ -149,6 +153,12 @@ def draw_graph(seed: int, sweep: str) -> Drawn:
     return d
 
 
+def dims_of(seed: int, sweep: str) -> str:
+    """Which of a program's input dims are dynamic: static, dynamic (all) or mixed (every
+    other), drawn apart from the graph so that the graph keeps its draw."""
+    return random.Random(f"{sweep}:{seed}:dims").choice(("static", "dynamic", "dynamic", "mixed"))
+
+
 def graph(seed: int, sweep: str) -> Program:
     """The program of `seed` in graph sweep `sweep` (GRAPH_SWEEPS)."""
     d = draw_graph(seed, sweep)
@@ -162,13 +172,14 @@ def graph(seed: int, sweep: str) -> Program:
     as_ = {"bool": "torch.int32", "bf16": "torch.float32"}
     returns = [f"{v.name}.to({as_[v.type.dtype]})" if v.type.dtype in as_ else v.name for v in sinks]
     body = [*casts, *d.body, f"return {', '.join(returns)}" + ("," if len(returns) == 1 else "")]
-    rng = random.Random(f"{sweep}:{seed}:dims")
-    dims = rng.choice(("static", "dynamic", "dynamic", "mixed"))
+    dims = dims_of(seed, sweep)
     dynamic = None
     if dims != "static":
         dynamic = {name: {i: AUTO for i in (range(t.rank) if dims == "dynamic" else range(0, t.rank, 2))}
                    for _, name, t in taken if t.rank}
-    inputs = [values_call(list(t.shape), t.dtype, i) for i, _, t in taken]
+    kind = GRAPH_SWEEPS[sweep]
+    inputs = [values_call(list(t.shape), t.dtype, i, "random" if kind.full_bytes and t.dtype == "u8" else None)
+              for i, _, t in taken]
     doc = (f"{sweep} seed {seed} ({dims} dims): inputs {', '.join(f'{n}: {t.dtype}{list(t.shape)}' for _, n, t in taken)}; "
            f"{'; '.join(d.recipe)}. Drawn by harness/sweep/graph.py from the seed; the same on every machine.")
     loosest = next((f for f in ("bf16", "f16", "f32") if f in d.seen), None)
@@ -189,7 +200,11 @@ GRAPH_SWEEPS = {"plain-graph": GraphSweep(family_context=False),
                 # rank 4 as often as 3: edition 2's pools, upsampling and transposed convs are NCHW
                 "wide-graph": GraphSweep(edition=2, ranks=(1, 2, 2, 3, 3, 4, 4)),
                 # edition 3: the shapes recall's next misses need, weighted up as edition 2's were
-                "wide-graph-3": GraphSweep(edition=3, ranks=(1, 2, 2, 3, 3, 4, 4))}
+                "wide-graph-3": GraphSweep(edition=3, ranks=(1, 2, 2, 3, 3, 4, 4)),
+                # integer programs: bytes over their whole range beside small signed ints, the
+                # signedness of each lowering on trial (recall's misses rshift and ui8)
+                "int-graph": GraphSweep(edition=3, ranks=(1, 2, 2, 3, 3, 4),
+                                        dtypes=("u8", "u8", "i8", "i32", "i64", "f32"), full_bytes=True)}
 
 
 def drawn_graphs(seeds: int):

@@ -42,15 +42,15 @@ SPELLINGS = {
     "scatter": r"\.scatter_?\(", "scatter_add": r"scatter_add", "scatter_reduce": r"scatter_reduce",
     "index_put": r"index_put|\]\s*=|\]\s*\+=", "one_hot": r"one_hot", "embedding": r"embedding",
     "masked_fill": r"masked_fill", "where_causal": r"torch\.where|tril|triu", "matmul": r"matmul|@|\.mm\(|bmm",
-    "matmul_transposed": r"matmul|@", "self_matmul": r"matmul|@", "bmm": r"bmm|matmul", "linear": r"linear|Linear",
+    "matmul_transposed": r"matmul|@", "self_matmul": r"matmul|@", "bmm": r"bmm|matmul", "linear": r"\blinear\(|\bLinear\(",
     "einsum": r"einsum", "conv1d": r"conv1d|Conv1d", "conv2d": r"conv2d|Conv2d|conv_transpose",
     "sum": r"\.sum\(|torch\.sum", "mean": r"\.mean\(|torch\.mean|avg_pool", "amax": r"amax|\.max\(",
     "argmax": r"argmax", "cumsum": r"cumsum", "softmax": r"softmax", "log_softmax": r"log_softmax",
-    "layer_norm": r"layer_norm|LayerNorm", "group_norm": r"group_norm|GroupNorm", "rms_norm": r"rsqrt|rms",
+    "layer_norm": r"layer_norm|LayerNorm", "group_norm": r"group_norm|GroupNorm", "rms_norm": r"rsqrt|rms_norm|RMSNorm",
     "cast": r"\.to\(|\.float\(|\.half\(|\.int\(|\.long\(|\.double\(", "compare": r"[<>]=?\s*\d|==|!=",
     "compare_select": r"torch\.where", "clamp": r"clamp", "int_div": r"//|floor_divide|\.div\(",
-    "remainder": r"%|remainder|fmod", "shift": r">>|<<|shift", "exp": r"\.exp\(|torch\.exp", "tanh": r"tanh",
-    "erf": r"erf", "abs_neg": r"\.abs\(|torch\.abs", "bool_logic": r"logical_|[&|^]", "topk": r"topk",
+    "remainder": r"%|remainder|fmod", "shift": r">>|<<|bitwise_(?:left|right)_shift|__[rl]shift__", "exp": r"\.exp\(|torch\.exp", "tanh": r"tanh",
+    "erf": r"\berf\(|\.erf\(|torch\.erf", "abs_neg": r"\.abs\(|torch\.abs", "bool_logic": r"logical_|[&|^]", "topk": r"topk",
     "sort": r"\.sort\(|torch\.sort", "argsort": r"argsort", "sdpa": r"scaled_dot_product_attention",
     # edition 2 (wide-graph)
     "pad_replicate": r"replicate|ReplicationPad", "var": r"\.var\(|torch\.var|\.std\(|torch\.std",
@@ -176,6 +176,10 @@ def why_missed(t: Target, scan: Scan) -> str:
     w = t.window
     if w.first_good not in scan.releases or not any(w.holds(r) for r in scan.releases):
         return "the scan has none of its releases"
+    # A signature without a message is the case's ops (_shows): glue alone names no bug.
+    if (set(t.outcomes) <= set(NUMBERS_OUTCOMES) or t.match is None) and not t.ops - GLUE:
+        return (f"its program holds only glue ops ({', '.join(sorted(t.ops)) or 'none the library names'}): "
+                "no op tells its failure from another bug's")
     shown = [h for h in scan.items.values() if any(_shows(t, h, r) for r in h.outcomes if w.holds(r))]
     if not shown:
         what = "wrong numbers" if set(t.outcomes) <= set(NUMBERS_OUTCOMES) else \
