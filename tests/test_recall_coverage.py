@@ -218,3 +218,18 @@ def test_a_pick_holds_what_it_names_fewest_ops_first_and_adds_to_a_list(tmp_path
         parse_holding("shiftt")
     with pytest.raises(PickError, match=r"'u9' is not a dtype"):
         parse_holding("shift:u9")
+
+
+def test_a_scan_is_described_by_the_releases_its_programs_ran_on():
+    """An O3 item has no verdict of its own before 3.3.0 (those releases have no levels):
+    a program scanned at O3 only is still a fifteen-release program, not one 'in parts'.
+    Planted: an O0 item missing the same releases is in parts."""
+    from harness.sweep.recall import describe
+
+    releases = ["3.1.0", "3.2.0", "3.3.0", "3.4.0"]
+    o3 = history("g::seed=1::cpu-O3", {"3.3.0": "pass", "3.4.0": "pass"})
+    whole = history("g::seed=2::cpu-O0", {r: "pass" for r in releases})
+    assert describe(Scan(releases, {}, {h.key: h for h in (o3, whole)})) == "2 programs of g, 4 releases"
+    o0 = history("g::seed=1::cpu-O0", {"3.3.0": "pass", "3.4.0": "pass"})
+    assert describe(Scan(releases, {}, {h.key: h for h in (o0, whole)})) == \
+        "2 programs of g, 2 to 4 releases a program (scans in parts)"

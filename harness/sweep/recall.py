@@ -220,10 +220,16 @@ def share(rows: list[Row], label: str) -> tuple[int, int]:
 def describe(scan: Scan) -> str:
     """A scan in words, as docs/recall.md heads each generator: its programs and releases."""
     sweeps = sorted({k.split("::")[0] for k in scan.items})
-    reach: dict[str, int] = {}  # program -> the most releases one of its items has a verdict on
+    from ..targets import opt_level_supported
+
+    reach: dict[str, int] = {}  # program -> the most releases one of its items was run on
     for key, h in scan.items.items():
-        program = key.rsplit("::", 1)[0]
-        reach[program] = max(reach.get(program, 0), len(h.outcomes))
+        program, item = key.rsplit("::", 1)
+        # An O1-O3 item has no verdict of its own on a release without levels (its one
+        # compile is the O0 item's): such a release was scanned for it all the same.
+        levelless = 0 if item.endswith("-O0") else \
+            sum(1 for r in scan.releases if r not in h.outcomes and not opt_level_supported(r))
+        reach[program] = max(reach.get(program, 0), len(h.outcomes) + levelless)
     counts = sorted(set(reach.values()))
     releases = f"{counts[-1]} releases" if len(counts) <= 1 else \
         f"{counts[0]} to {counts[-1]} releases a program (scans in parts)"
