@@ -201,12 +201,12 @@ def test_a_pick_holds_what_it_names_fewest_ops_first_and_adds_to_a_list(tmp_path
         sweep, seed = item.split("::")[0], int(item.split("::")[1].split("=")[1])
         return [v for v in draw_graph(seed, sweep).values if v.op != "input"]
 
-    rule = Rule(("int-graph",), parse_holding("shift:u8"), seeds=800)
+    rule = Rule(("int-graph",), *parse_holding("shift:u8"), seeds=800)
     items = pick(rule, 6, "cpu", ["O0"])
     assert len(items) == 6 and all(any(v.op == "shift" and v.type.dtype == "u8" for v in made(i)) for i in items)
     sizes = [len(made(i)) for i in items]
     assert sizes == sorted(sizes)
-    loose = pick(Rule(("int-graph",), parse_holding("shift"), seeds=300), 30, "cpu", ["O0"])
+    loose = pick(Rule(("int-graph",), *parse_holding("shift"), seeds=300), 30, "cpu", ["O0"])
     assert any(not any(v.op == "shift" and v.type.dtype == "u8" for v in made(i)) for i in loose)
     out = tmp_path / "picked.json"
     write_picked(out, items)
@@ -214,6 +214,12 @@ def test_a_pick_holds_what_it_names_fewest_ops_first_and_adds_to_a_list(tmp_path
     assert not {i.rsplit("::", 1)[0] for i in more} & {i.rsplit("::", 1)[0] for i in items} and len(more) == 12
     ids = _found_items([sweeps_by_name()["int-graph"]], out)
     assert ids[0] == f"{sweeps_by_name()['int-graph'].path}::{items[0].split('::', 1)[1]}"
+    edge = pick(Rule(("wide-graph-3",), *parse_holding("permute>length_mask"), seeds=400), 3, "cpu", ["O0"])
+    for item in edge:
+        seed = int(item.split("::")[1].split("=")[1])
+        assert ("permute", "length_mask") in draw_graph(seed, "wide-graph-3").pairs
+    with pytest.raises(PickError, match=r"'lenght_mask' is not an op"):
+        parse_holding("permute>lenght_mask")
     with pytest.raises(PickError, match=r"--holding 'shiftt': 'shiftt' is not an op"):
         parse_holding("shiftt")
     with pytest.raises(PickError, match=r"'u9' is not a dtype"):

@@ -5,7 +5,7 @@
     iree-regress sweep recall --scan LABEL=DIR[,DIR] [--scan ...] [--write]
                                                     historic cases the scanned programs catch
                                                     (docs/recall.md)
-    iree-regress sweep pick SWEEP... --holding OP[:DTYPE][,...] [--dims D] [--count N]
+    iree-regress sweep pick SWEEP... --holding OP[:DTYPE]|A>B[,...] [--dims D] [--count N]
                             [--level O0[,O3]] [--skip-share K/N] --out FILE
                                                     graph programs that hold the ops, fewest
                                                     ops first: a scan's --items-from
@@ -51,7 +51,8 @@ def add_parsers(sub) -> dict:
     pk = actions.add_parser("pick", help="graph programs that hold given ops, as a scan's --items-from list")
     pk.add_argument("families", nargs="+", metavar="SWEEP", help="graph sweeps (wide-graph-3, int-graph, ...)")
     pk.add_argument("--holding", required=True, metavar="OP[:DTYPE][,...]",
-                    help="ops every picked program holds (op:dtype: the value it made has that dtype)")
+                    help="ops every picked program holds (op:dtype: the value it made has that dtype; "
+                         "a>b: a's value read by b)")
     pk.add_argument("--dims", default=None, help="static, dynamic, mixed or not-static")
     pk.add_argument("--count", type=int, default=16, help="how many programs (fewest ops first)")
     pk.add_argument("--target", default="cpu")
@@ -235,7 +236,7 @@ def _pick(args: argparse.Namespace) -> int:
 
     try:
         share = parse(args.skip_share, "--skip-share") if args.skip_share else None
-        rule = Rule(tuple(args.families), parse_holding(args.holding), args.dims, share)
+        rule = Rule(tuple(args.families), *parse_holding(args.holding), dims=args.dims, skip_share=share)
         earlier = read_picked(args.out) if args.out.exists() else []
         items = pick(rule, args.count, args.target, [v.strip() for v in args.level.split(",") if v.strip()],
                      {item.rsplit("::", 1)[0] for item in earlier})

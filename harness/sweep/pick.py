@@ -4,8 +4,9 @@
     iree-regress sweep pick wide-graph wide-graph-3 --holding var:f32 --dims dynamic \\
         --count 24 --level O3 --out picked.json
 
-lists the programs of the named graph sweeps whose graphs hold every op named (`op`, or
-`op:dtype` for the dtype of the value the op made), fewest ops first (a small program
+lists the programs of the named graph sweeps whose graphs hold every op named (`op`,
+`op:dtype` for the dtype of the value the op made, or `producer>consumer` for one op's
+value read by the other), fewest ops first (a small program
 shows a bug with the fewest other failures in its way), then by seed, as the items
 `sweep scan --items-from picked.json` runs. --out adds to a list already there and skips
 what it holds, so that several rules make one scan. Nothing is compiled: graphs are drawn.
@@ -31,32 +32,43 @@ class PickError(ValueError):
 class Rule:
     sweeps: tuple[str, ...]
     holding: tuple[tuple[str, str | None], ...]  # (op, dtype of the value it made, or any)
+    pairs: tuple[tuple[str, str], ...] = ()  # (producer op, consumer op): an edge of the graph
     dims: str | None = None
     skip_share: tuple[int, int] | None = None  # (k, n): leave out seeds % n == k - 1 (scanned)
     seeds: int = 2048
 
     def holds(self, sweep: str, seed: int) -> tuple[bool, int]:
         """Whether the program of `seed` fits the rule, and its op count."""
-        made = [v for v in draw_graph(seed, sweep).values if v.op != "input"]
-        fits = all(any(v.op == op and dtype in (None, v.type.dtype) for v in made) for op, dtype in self.holding)
+        drawn = draw_graph(seed, sweep)
+        made = [v for v in drawn.values if v.op != "input"]
+        fits = all(any(v.op == op and dtype in (None, v.type.dtype) for v in made) for op, dtype in self.holding) \
+            and all(pair in drawn.pairs for pair in self.pairs)
         if fits and self.dims:
             dims = dims_of(seed, sweep)
             fits = dims != "static" if self.dims == "not-static" else dims == self.dims
         return fits, len(made)
 
 
-def parse_holding(text: str) -> tuple[tuple[str, str | None], ...]:
-    out = []
+def parse_holding(text: str) -> tuple[tuple[tuple[str, str | None], ...], tuple[tuple[str, str], ...]]:
+    """--holding's ops (op or op:dtype) and pairs (producer>consumer)."""
+    out, pairs = [], []
     for part in filter(None, (p.strip() for p in text.split(","))):
+        if ">" in part:
+            edge = tuple(x.strip() for x in part.split(">", 1))
+            for op in edge:
+                if op not in LIBRARY:
+                    raise PickError(f"--holding {part!r}: {op!r} is not an op of the library (`iree-regress sweep ops`)")
+            pairs.append(edge)
+            continue
         op, _, dtype = part.partition(":")
         if op not in LIBRARY:
             raise PickError(f"--holding {part!r}: {op!r} is not an op of the library (`iree-regress sweep ops`)")
         if dtype and dtype not in DTYPES:
             raise PickError(f"--holding {part!r}: {dtype!r} is not a dtype ({', '.join(DTYPES)})")
         out.append((op, dtype or None))
-    if not out:
+    if not out and not pairs:
         raise PickError("--holding: name at least one op")
-    return tuple(out)
+    return tuple(out), tuple(pairs)
 
 
 def pick(rule: Rule, count: int, target: str, levels: list[str], skip: set[str] = frozenset()) -> list[str]:
