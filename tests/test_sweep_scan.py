@@ -269,7 +269,7 @@ def test_an_earlier_scans_found_items_are_what_a_wider_scan_reruns(tmp_path):
     assert _found_items([topk], tmp_path) == [f"{topk.path}::dim=first,k=1::cpu-O0"]
     with pytest.raises(CaseError, match="found no item of transpose"):
         _found_items([load_sweep(sweeps / "transpose.toml")], tmp_path)
-    with pytest.raises(CaseError, match="no scan.json"):
+    with pytest.raises(CaseError, match="not an earlier scan's folder nor a picked list"):
         _found_items([topk], tmp_path / "nothing")
 
 
