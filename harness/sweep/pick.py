@@ -6,9 +6,9 @@
 
 lists the programs of the named graph sweeps whose graphs hold every op named (`op`,
 `op:dtype` for the dtype of the value the op made, or `producer>consumer` for one op's
-value read by the other), fewest ops first (a small program
-shows a bug with the fewest other failures in its way), then by seed, as the items
-`sweep scan --items-from picked.json` runs. --out adds to a list already there and skips
+value read by the other), fewest ops first (a small program shows a bug with the fewest
+other failures in its way), then by seed, as the items `sweep scan --items-from
+picked.json` runs. --out adds to a list already there and skips
 what it holds, so that several rules make one scan. Nothing is compiled: graphs are drawn.
 """
 
@@ -51,18 +51,19 @@ class Rule:
 
 def parse_holding(text: str) -> tuple[tuple[tuple[str, str | None], ...], tuple[tuple[str, str], ...]]:
     """--holding's ops (op or op:dtype) and pairs (producer>consumer)."""
+    def known(part: str, op: str) -> str:
+        if op not in LIBRARY:
+            raise PickError(f"--holding {part!r}: {op!r} is not an op of the library (`iree-regress sweep ops`)")
+        return op
+
     out, pairs = [], []
     for part in filter(None, (p.strip() for p in text.split(","))):
         if ">" in part:
-            edge = tuple(x.strip() for x in part.split(">", 1))
-            for op in edge:
-                if op not in LIBRARY:
-                    raise PickError(f"--holding {part!r}: {op!r} is not an op of the library (`iree-regress sweep ops`)")
-            pairs.append(edge)
+            producer, consumer = part.split(">", 1)
+            pairs.append((known(part, producer.strip()), known(part, consumer.strip())))
             continue
         op, _, dtype = part.partition(":")
-        if op not in LIBRARY:
-            raise PickError(f"--holding {part!r}: {op!r} is not an op of the library (`iree-regress sweep ops`)")
+        known(part, op)
         if dtype and dtype not in DTYPES:
             raise PickError(f"--holding {part!r}: {dtype!r} is not a dtype ({', '.join(DTYPES)})")
         out.append((op, dtype or None))

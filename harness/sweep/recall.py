@@ -26,6 +26,7 @@ from packaging.version import Version
 
 from ..case import Case, Window
 from ..outcomes import NUMBERS_OUTCOMES, PASS_OUTCOME
+from ..targets import opt_level_supported
 from .scan import UNSUPPORTED, ItemHistory, Scan
 
 # How a case's PyTorch program spells an op of the library: wrong numbers carry no message
@@ -220,8 +221,6 @@ def share(rows: list[Row], label: str) -> tuple[int, int]:
 def describe(scan: Scan) -> str:
     """A scan in words, as docs/recall.md heads each generator: its programs and releases."""
     sweeps = sorted({k.split("::")[0] for k in scan.items})
-    from ..targets import opt_level_supported
-
     reach: dict[str, int] = {}  # program -> the most releases one of its items was run on
     for key, h in scan.items.items():
         program, item = key.rsplit("::", 1)
