@@ -468,6 +468,14 @@ def _declare_case_item(r: ItemRecord, loaded: dict, out: dict) -> None:
         out.setdefault(r.key, (set(), set()))[0].update(decides.same_as)
 
 
+def of_the_tree(failures: list[ItemRecord], known: set[str]) -> tuple[list[ItemRecord], list[ItemRecord]]:
+    """The failures of the cases and sweeps `known` names, and the rest: a results file
+    outlives a case deleted since (a probe of the same program), whose failure would
+    read as another bug's that no entry of the tree could name in same_as."""
+    kept = [r for r in failures if r.case.split("::", 1)[0] in known]
+    return kept, [r for r in failures if r not in kept]
+
+
 def latest_failures(results: Path | None) -> list[ItemRecord]:
     from .results import read_results
 

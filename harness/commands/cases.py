@@ -134,16 +134,19 @@ def _families_markdown(families) -> str:
 
 def cmd_lint(args) -> int:
     from ..lint import (declared_matches, declared_same_as, latest_failures, lint_case, lint_explained, lint_sweep,
-                        stored_failures)
+                        of_the_tree, stored_failures)
 
-    from ..sweep.spec import SWEEPS_DIR, discover as discover_sweeps
+    from ..sweep.spec import SWEEPS_DIR, discover as discover_sweeps, sweeps_by_name
 
     manifests = [find_case(s).manifest for s in args.cases] if args.cases else discover(CASES_DIR)
     sweeps = [] if args.cases else discover_sweeps(SWEEPS_DIR)
-    failures = latest_failures(args.results)
+    failures, gone = of_the_tree(latest_failures(args.results),
+                                 {m.parent.name for m in discover(CASES_DIR)} | set(sweeps_by_name()))
     stored = stored_failures()  # every case's, whichever are linted: the messages to test against
     print(f"lint: matches tested against {len(stored)} stored failure(s) of the cases"
-          + (f" and {len(failures)} failure(s) in {args.results}" if failures else ""))
+          + (f" and {len(failures)} failure(s) in {args.results}" if failures else "")
+          + (f" ({len(gone)} of cases no longer in the tree left out: "
+             f"{', '.join(sorted({r.case for r in gone}))})" if gone else ""))
     same_as = declared_same_as(failures)
     problems = [p for m in manifests for p in lint_case(m, failures, same_as, stored)]
     matches = declared_matches(failures)
