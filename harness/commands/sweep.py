@@ -274,8 +274,8 @@ def _recall(specs: list[str], write: bool) -> int:
 
 
 def _found_items(sweeps: list[Sweep], earlier: Path) -> list[str]:
-    """pytest node ids of the items an earlier scan (earlier/scan.json) found changing, of
-    the named sweeps."""
+    """pytest node ids of the items an earlier scan (earlier/scan.json) found changing, or a
+    picked list (`sweep pick`) names, of the named sweeps."""
     from ..sweep.pick import PickError, read_picked
 
     try:

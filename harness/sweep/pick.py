@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .graph import GRAPH_SWEEPS, dims_of, draw_graph
 from .ops import DTYPES, LIBRARY
+from .spec import SEED_AXIS, sweeps_by_name
 
 DIMS = ("static", "dynamic", "mixed", "not-static")
 
@@ -35,7 +36,7 @@ class Rule:
     pairs: tuple[tuple[str, str], ...] = ()  # (producer op, consumer op): an edge of the graph
     dims: str | None = None
     skip_share: tuple[int, int] | None = None  # (k, n): leave out seeds % n == k - 1 (scanned)
-    seeds: int = 2048
+    seeds: int | None = None  # only seeds below this (default: every seed the sweep's spec has)
 
     def holds(self, sweep: str, seed: int) -> tuple[bool, int]:
         """Whether the program of `seed` fits the rule, and its op count."""
@@ -75,14 +76,17 @@ def parse_holding(text: str) -> tuple[tuple[tuple[str, str | None], ...], tuple[
 def pick(rule: Rule, count: int, target: str, levels: list[str], skip: set[str] = frozenset()) -> list[str]:
     """The items (`<sweep>::seed=N::<target>-<level>`) of the first `count` programs the
     rule takes, fewest ops first, leaving out programs named in `skip`."""
+    specs = sweeps_by_name()
     for sweep in rule.sweeps:
-        if sweep not in GRAPH_SWEEPS:
+        if sweep not in GRAPH_SWEEPS or sweep not in specs:
             raise PickError(f"{sweep!r} is not a graph sweep ({', '.join(GRAPH_SWEEPS)})")
     if rule.dims is not None and rule.dims not in DIMS:
         raise PickError(f"--dims {rule.dims!r}: one of {', '.join(DIMS)}")
     taken = []
     for order, sweep in enumerate(rule.sweeps):
-        for seed in range(rule.seeds):
+        # the seeds the sweep's spec collects: a seed past them would name no item
+        seeds = [s for s in specs[sweep].axes[SEED_AXIS] if rule.seeds is None or s < rule.seeds]
+        for seed in seeds:
             if rule.skip_share and seed % rule.skip_share[1] == rule.skip_share[0] - 1:
                 continue
             program = f"{sweep}::seed={seed}"
