@@ -163,3 +163,36 @@ def test_the_int_sweep_draws_bytes_over_their_whole_range_and_other_ints_small(m
     assert max(bytes_of("wide-graph-3")) <= 3
     monkeypatch.setitem(GRAPH_SWEEPS, "int-graph", replace(GRAPH_SWEEPS["int-graph"], full_bytes=False))
     assert max(bytes_of("int-graph")) <= 3
+
+
+@pytest.mark.harness
+def test_the_dims_sweep_leaves_batch_dims_free_and_the_matrix_or_image_plane_fixed(monkeypatch):
+    """dims-graph's programs make dims dynamic as models do: the batch dims (every dim but
+    the last two; the first of a rank 1 or 2 input), or each dim drawn. A pad over dynamic N
+    and C with H and W static (recall's miss replication-pad2d) is only written so. The
+    other sweeps keep their modes (their programs keep their ids). Planted: with the older
+    modes the dims sweep writes no such rank-4 input."""
+    from dataclasses import replace
+
+    def shapes(sweep: str) -> list[tuple[str, int, tuple]]:
+        out = []
+        for seed in range(60):
+            program = graph(seed, sweep)
+            ns: dict = {}
+            exec(program.source, ns)
+            inputs = ns["example_inputs"]()
+            mode = program.traits[0].partition("=")[2]
+            dynamic = ns["dynamic_shapes"]() if "dynamic_shapes" in ns else {}
+            out += [(mode, x.dim(), tuple(sorted(dims))) for x, dims in zip(inputs, dynamic.values())]
+        return out
+
+    drawn = shapes("dims-graph")
+    assert {m for m, _, _ in drawn} == {"batch", "per-dim"}
+    assert all(dims == tuple(range(rank - 2) if rank > 2 else range(min(rank, 1)))
+               for m, rank, dims in drawn if m == "batch")
+    per_dim = {dims for m, rank, dims in drawn if m == "per-dim" and rank == 3}
+    assert len(per_dim) >= 3  # dims drawn one by one, not one pattern
+    assert (4, (0, 1)) in {(rank, dims) for m, rank, dims in drawn}
+    assert not {m for m, _, _ in shapes("wide-graph-3")} & {"batch", "per-dim"}
+    monkeypatch.setitem(GRAPH_SWEEPS, "dims-graph", replace(GRAPH_SWEEPS["dims-graph"], dims=GRAPH_SWEEPS["wide-graph-3"].dims))
+    assert (4, (0, 1)) not in {(rank, dims) for m, rank, dims in shapes("dims-graph")}

@@ -53,7 +53,7 @@ def add_parsers(sub) -> dict:
     pk.add_argument("--holding", required=True, metavar="OP[:DTYPE][,...]",
                     help="ops every picked program holds (op:dtype: the value it made has that dtype; "
                          "a>b: a's value read by b)")
-    pk.add_argument("--dims", default=None, help="static, dynamic, mixed or not-static")
+    pk.add_argument("--dims", default=None, help="static, dynamic, mixed, batch, per-dim or not-static")
     pk.add_argument("--count", type=int, default=16, help="how many programs (fewest ops first)")
     pk.add_argument("--target", default="cpu")
     pk.add_argument("--level", default="O0", help="opt levels of the items, comma-separated")

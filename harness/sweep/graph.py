@@ -118,6 +118,7 @@ class GraphSweep:
     # u8 inputs over all of 0..255 (bytes, pixels, quantized values), not the small ties
     # other integers keep: a byte's sign bit is where signed and unsigned lowerings part.
     full_bytes: bool = False
+    dims: tuple[str, ...] = ("static", "dynamic", "dynamic", "mixed")  # a program's DIMS mode, drawn
 
 
 def draw_graph(seed: int, sweep: str) -> Drawn:
@@ -153,10 +154,30 @@ def draw_graph(seed: int, sweep: str) -> Drawn:
     return d
 
 
+# Which of a program's input dims are dynamic, by mode: none; all; every other (mixed);
+# the batch dims (all but the last two, the matrix or image plane a matmul, conv or pool
+# works on; the first of a rank 1 or 2 input: batch x features); or each dim drawn
+# (per-dim). Real models fix a few dims and leave others free: a bug that needs N and C
+# dynamic with H and W static is out of reach of all-or-every-other.
+DIMS = ("static", "dynamic", "mixed", "batch", "per-dim")
+
+
 def dims_of(seed: int, sweep: str) -> str:
-    """Which of a program's input dims are dynamic: static, dynamic (all) or mixed (every
-    other), drawn apart from the graph so that the graph keeps its draw."""
-    return random.Random(f"{sweep}:{seed}:dims").choice(("static", "dynamic", "dynamic", "mixed"))
+    """The DIMS mode of a program, drawn apart from the graph so that the graph keeps its draw."""
+    return random.Random(f"{sweep}:{seed}:dims").choice(GRAPH_SWEEPS[sweep].dims)
+
+
+def dynamic_dims(mode: str, rank: int, rng: random.Random) -> tuple[int, ...]:
+    """The dims of a rank-`rank` input that `mode` (DIMS) makes dynamic; `rng` draws per-dim's."""
+    if mode == "dynamic":
+        return tuple(range(rank))
+    if mode == "mixed":
+        return tuple(range(0, rank, 2))
+    if mode == "batch":
+        return tuple(range(rank - 2)) if rank > 2 else tuple(range(min(rank, 1)))
+    if mode == "per-dim":
+        return tuple(i for i in range(rank) if rng.random() < 0.5)
+    return ()
 
 
 def graph(seed: int, sweep: str) -> Program:
@@ -175,8 +196,8 @@ def graph(seed: int, sweep: str) -> Program:
     dims = dims_of(seed, sweep)
     dynamic = None
     if dims != "static":
-        dynamic = {name: {i: AUTO for i in (range(t.rank) if dims == "dynamic" else range(0, t.rank, 2))}
-                   for _, name, t in taken if t.rank}
+        per_dim = random.Random(f"{sweep}:{seed}:per-dim")
+        dynamic = {name: {i: AUTO for i in dynamic_dims(dims, t.rank, per_dim)} for _, name, t in taken if t.rank}
     kind = GRAPH_SWEEPS[sweep]
     inputs = [values_call(list(t.shape), t.dtype, i, "random" if kind.full_bytes and t.dtype == "u8" else None)
               for i, _, t in taken]
@@ -204,7 +225,10 @@ GRAPH_SWEEPS = {"plain-graph": GraphSweep(family_context=False),
                 # integer programs: bytes over their whole range beside small signed ints, the
                 # signedness of each lowering on trial (recall's misses rshift and ui8)
                 "int-graph": GraphSweep(edition=3, ranks=(1, 2, 2, 3, 3, 4),
-                                        dtypes=("u8", "u8", "i8", "i32", "i64", "f32"), full_bytes=True)}
+                                        dtypes=("u8", "u8", "i8", "i32", "i64", "f32"), full_bytes=True),
+                # dims fixed and free per dim, as models have them (recall's miss replication-pad2d:
+                # a pad over dynamic N and C with H and W static)
+                "dims-graph": GraphSweep(edition=3, ranks=(1, 2, 2, 3, 3, 4, 4), dims=("batch", "batch", "per-dim"))}
 
 
 def drawn_graphs(seeds: int):

@@ -18,11 +18,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .graph import GRAPH_SWEEPS, dims_of, draw_graph
+from .graph import DIMS as DIMS_MODES, GRAPH_SWEEPS, dims_of, draw_graph
 from .ops import DTYPES, LIBRARY
 from .spec import SEED_AXIS, sweeps_by_name
 
-DIMS = ("static", "dynamic", "mixed", "not-static")
+DIMS = (*DIMS_MODES, "not-static")
 
 
 class PickError(ValueError):
