@@ -196,3 +196,5 @@ def test_the_dims_sweep_leaves_batch_dims_free_and_the_matrix_or_image_plane_fix
     assert not {m for m, _, _ in shapes("wide-graph-3")} & {"batch", "per-dim"}
     monkeypatch.setitem(GRAPH_SWEEPS, "dims-graph", replace(GRAPH_SWEEPS["dims-graph"], dims=GRAPH_SWEEPS["wide-graph-3"].dims))
     assert (4, (0, 1)) not in {(rank, dims) for m, rank, dims in shapes("dims-graph")}
+    with pytest.raises(ValueError, match="batchh"):  # a misspelt mode would make every dim static
+        replace(GRAPH_SWEEPS["dims-graph"], dims=("batchh",))

@@ -120,6 +120,11 @@ class GraphSweep:
     full_bytes: bool = False
     dims: tuple[str, ...] = ("static", "dynamic", "dynamic", "mixed")  # a program's DIMS mode, drawn
 
+    def __post_init__(self):
+        unknown = set(self.dims) - set(DIMS)
+        if unknown:  # a misspelt mode would silently make every dim static
+            raise ValueError(f"GraphSweep.dims: {sorted(unknown)} not among {DIMS}")
+
 
 def draw_graph(seed: int, sweep: str) -> Drawn:
     kind = GRAPH_SWEEPS[sweep]
