@@ -235,6 +235,35 @@ def test_an_explanation_scoped_to_variants_takes_only_theirs_and_a_bad_scope_nam
             load_explained(table)
 
 
+def test_an_explanation_of_variants_by_id_takes_those_across_sweeps_and_names_a_bad_id(tmp_path):
+    """`variants` in sweeps/explained/scan.toml: the drawn programs an entry was checked on,
+    by their records' ids, in more than one sweep; any other variant stays unexplained."""
+    from packaging.version import Version
+
+    from harness.case import CaseError
+    from harness.sweep.explained import load_explained
+
+    table = tmp_path / "scan.toml"
+    entry = ('[[explain]]\nvariants = ["wide-graph::seed=338", "wide-graph-3::seed=961"]\ncompiler = "<3.11.0"\n'
+             'outcome = "compile-fail"\nmatch = "unresolved materialization"\nreason = "a pinned dim"\n')
+    table.write_text(entry)
+    (e,) = load_explained(table)
+    assert set(e.sweeps) == {"wide-graph", "wide-graph-3"}
+    failure = (Version("3.10.0"), "compile-fail", "error: failed to legalize unresolved materialization")
+    assert e.takes("wide-graph", *failure, {"seed": 338})
+    assert e.takes("wide-graph-3", *failure, {"seed": 961})
+    # planted: the same seed in the other sweep, another seed, no variant known
+    assert not e.takes("wide-graph-3", *failure, {"seed": 338})
+    assert not e.takes("wide-graph", *failure, {"seed": 339})
+    assert not e.takes("wide-graph", *failure, None)
+    for bad, field in [(entry.replace("seed=338", "seed=99999"), "variants"),
+                       (entry.replace("wide-graph::", "no-such-sweep::"), "variants"),
+                       (entry.replace("variants = [", 'sweeps = ["wide-graph"]\nvariants = ['), "sweeps")]:
+        table.write_text(bad)
+        with pytest.raises(CaseError, match=f"{table}.*{field}"):
+            load_explained(table)
+
+
 def test_a_group_part_a_case_and_part_explained_says_both(tmp_path, monkeypatch):
     from types import SimpleNamespace
 

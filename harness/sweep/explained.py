@@ -9,6 +9,8 @@ variant and release:
     [[explain]]
     sweeps = ["attention"]                 # optional: the sweeps it is about (default all)
     where = { scale = ["one"] }            # optional (with sweeps): the variants, as [[expect]]'s
+    variants = ["wide-graph::seed=338"]    # or instead of sweeps and where: the variants by id,
+                                           # across sweeps (drawn programs, checked one by one)
     compiler = ">=2.9.0,<3.1.0"            # the releases measured
     outcome = "compile-fail"
     match = "One or more operations with large vector sizes"
@@ -32,7 +34,7 @@ from packaging.version import Version
 
 from ..case import CaseError, _Reader
 from ..outcomes import parse_stage_outcome
-from .spec import SWEEPS_DIR, Scope, Value, _scope, in_scope, sweeps_by_name
+from .spec import SWEEPS_DIR, Scope, Value, Variant, _scope, in_scope, sweeps_by_name
 
 EXPLAINED = SWEEPS_DIR / "explained" / "scan.toml"  # a folder of its own: no sweep, never collected
 
@@ -46,6 +48,7 @@ class Explanation:
     reason: str
     case: str = ""
     where: Scope = None  # the variants it is about (None: all of its sweeps')
+    variants: frozenset[str] = frozenset()  # or these, `<sweep>::<variant>` (empty: as where says)
 
     @property
     def same_as(self) -> tuple[str, ...]:  # read as an expectation's, by lint
@@ -55,6 +58,9 @@ class Explanation:
               point: dict[str, Value] | None = None) -> bool:
         """Whether it explains this failure; with a `where`, only of a variant (its point) in it."""
         if self.where and (point is None or not in_scope(self.where, point)):
+            return False
+        if self.variants and (point is None or Variant(sweep, tuple(sorted(point.items()))).case_id
+                              not in self.variants):
             return False
         return ((not self.sweeps or sweep in self.sweeps) and release in self.compiler
                 and outcome == self.outcome and bool(self.match.search(text)))
@@ -73,7 +79,7 @@ def load_explained(path: Path = EXPLAINED) -> list[Explanation]:
     found = []
     known: dict = {}  # the sweeps by name, read once, when an entry scopes variants
     for e in top.subs("explain"):
-        e.reject_unknown({"sweeps", "compiler", "outcome", "match", "reason", "case", "where"})
+        e.reject_unknown({"sweeps", "compiler", "outcome", "match", "reason", "case", "where", "variants"})
         outcome = e.get("outcome", str, required=True)
         try:
             parse_stage_outcome(outcome)
@@ -87,10 +93,33 @@ def load_explained(path: Path = EXPLAINED) -> list[Explanation]:
         reason = e.get("reason", str, required=True).strip()
         if not reason:
             raise e.error("reason", "say why this failure is no regression of the variants")
-        sweeps = e.str_list("sweeps", ())
+        variants = _variants(e, known)
+        sweeps = tuple(dict.fromkeys(v.partition("::")[0] for v in variants)) or e.str_list("sweeps", ())
         found.append(Explanation(sweeps, e.specifier("compiler"), outcome, match, reason,
-                                 e.get("case", str, ""), _where(e, sweeps, known)))
+                                 e.get("case", str, ""), _where(e, sweeps, known), variants))
     return found
+
+
+def _variants(entry: _Reader, known: dict) -> frozenset[str]:
+    """An entry's `variants`: ids as records name them (`<sweep>::<variant>`), each an
+    existing variant; they name the entry's sweeps, so neither `sweeps` nor `where` beside."""
+    ids = entry.str_list("variants", ())
+    if not ids:
+        return frozenset()
+    for beside in ("sweeps", "where"):
+        if beside in entry.table:
+            raise entry.error(beside, "not beside variants: the variants name their sweeps")
+    if not known:
+        known.update(sweeps_by_name())
+    for case_id in ids:
+        name, _, variant_id = case_id.partition("::")
+        if name not in known:
+            raise entry.error("variants", f"{case_id!r}: no sweep named {name!r}")
+        try:
+            known[name].find(variant_id)
+        except CaseError as err:
+            raise entry.error("variants", f"{case_id!r}: {err}") from None
+    return frozenset(ids)
 
 
 def _where(entry: _Reader, sweeps: tuple[str, ...], known: dict) -> Scope | None:
