@@ -210,12 +210,22 @@ def test_the_table_of_explained_failures_disposes_of_a_group_and_a_case_it_names
     assert len(problems) == 1 and "explain[0].case" in str(problems[0]) and "topk-sigmoid" in str(problems[0])
 
 
+def _each_refused_naming_its_field(table, bad_tables):
+    """Each (text, field): the table refused on load, the error naming the file and field."""
+    from harness.case import CaseError
+    from harness.sweep.explained import load_explained
+
+    for bad, field in bad_tables:
+        table.write_text(bad)
+        with pytest.raises(CaseError, match=f"{table}.*{field}"):
+            load_explained(table)
+
+
 def test_an_explanation_scoped_to_variants_takes_only_theirs_and_a_bad_scope_names_its_field(tmp_path):
     """`where` in sweeps/explained/scan.toml: as an [[expect]]'s, axes of the named sweeps;
     a failure of a variant outside it stays unexplained."""
     from packaging.version import Version
 
-    from harness.case import CaseError
     from harness.sweep.explained import load_explained
 
     table = tmp_path / "scan.toml"
@@ -227,12 +237,9 @@ def test_an_explanation_scoped_to_variants_takes_only_theirs_and_a_bad_scope_nam
     assert e.takes(*failure, {"dtype": "u8", "k": 3})
     assert not e.takes(*failure, {"dtype": "i8", "k": 3})
     assert not e.takes(*failure, None)  # no variant known: a scoped entry says nothing of it
-    for bad, field in [(entry.replace("dtype = [", "colour = ["), "colour"),
-                       (entry.replace('"u8"', '"u7"'), "dtype"),
-                       (entry.replace('sweeps = ["topk"]\n', ''), "where")]:
-        table.write_text(bad)
-        with pytest.raises(CaseError, match=f"{table}.*{field}"):
-            load_explained(table)
+    _each_refused_naming_its_field(table, [(entry.replace("dtype = [", "colour = ["), "colour"),
+                                           (entry.replace('"u8"', '"u7"'), "dtype"),
+                                           (entry.replace('sweeps = ["topk"]\n', ''), "where")])
 
 
 def test_an_explanation_of_variants_by_id_takes_those_across_sweeps_and_names_a_bad_id(tmp_path):
@@ -240,7 +247,6 @@ def test_an_explanation_of_variants_by_id_takes_those_across_sweeps_and_names_a_
     by their records' ids, in more than one sweep; any other variant stays unexplained."""
     from packaging.version import Version
 
-    from harness.case import CaseError
     from harness.sweep.explained import load_explained
 
     table = tmp_path / "scan.toml"
@@ -256,12 +262,10 @@ def test_an_explanation_of_variants_by_id_takes_those_across_sweeps_and_names_a_
     assert not e.takes("wide-graph-3", *failure, {"seed": 338})
     assert not e.takes("wide-graph", *failure, {"seed": 339})
     assert not e.takes("wide-graph", *failure, None)
-    for bad, field in [(entry.replace("seed=338", "seed=99999"), "variants"),
-                       (entry.replace("wide-graph::", "no-such-sweep::"), "variants"),
-                       (entry.replace("variants = [", 'sweeps = ["wide-graph"]\nvariants = ['), "sweeps")]:
-        table.write_text(bad)
-        with pytest.raises(CaseError, match=f"{table}.*{field}"):
-            load_explained(table)
+    _each_refused_naming_its_field(table, [
+        (entry.replace("seed=338", "seed=99999"), "variants"),
+        (entry.replace("wide-graph::", "no-such-sweep::"), "variants"),
+        (entry.replace("variants = [", 'sweeps = ["wide-graph"]\nvariants = ['), "sweeps")])
 
 
 def test_a_group_part_a_case_and_part_explained_says_both(tmp_path, monkeypatch):
