@@ -168,6 +168,51 @@ def test_a_new_variants_failure_with_a_written_entrys_message_is_drafted_as_such
 
 
 @pytest.mark.harness
+def test_a_failure_the_scans_table_explains_is_drafted_with_its_reason(tmp_path):
+    """`sweep expect` after a kept scan: a 3.13.0 failure an [[explain]] entry of the scans'
+    table takes is drafted with that entry's reason; a message failure takes its case as
+    same_as (lint checks it), wrong numbers name the case in the reason only and keep their
+    own exact match; an entry naming other programs, or another release, takes nothing."""
+    import re
+
+    from packaging.specifiers import SpecifierSet
+
+    from harness.sweep.draft import drafts
+    from harness.sweep.explained import Explanation
+
+    sweep = load_sweep(write_sweep(tmp_path, TINY))
+
+    def failed(variant, outcome, text):
+        stage = "compare" if outcome == "compare-fail" else "compile"
+        return ItemRecord(case=f"topk::{variant}", item="cpu-O0", outcome=outcome, verdict="FAIL",
+                          target="cpu", opt_level="O0", compiler="3.13.0rc20261016",
+                          stages=[StageResult(stage, "fail", text)])
+
+    def explanation(match, outcome="compile-fail", case="", variants=(), compiler=">=3.12.0"):
+        return Explanation(("topk",), SpecifierSet(compiler), outcome, re.compile(match), f"planted: {match}",
+                           case, None, frozenset(variants))
+
+    wrong = "vs golden: output 0: 15/16 elements differ (atol=0, rtol=0); max abs err 1024, max rel err 1.4"
+    records = [failed("n=4,op=plus", "compile-fail", "exit code 1: /x/m.mlir:1:2: error: invalid dimension 7"),
+               failed("n=2,op=plus", "compare-fail", wrong),
+               failed("n=2,op=same", "compile-fail", "exit code 1: /x/m.mlir:1:2: error: unbounded alloca")]
+    table = [explanation("invalid dimension", case="tiny-case"),
+             explanation(r"max abs err 1024\b", "compare-fail", case="tiny-case", variants=["topk::n=2,op=plus"]),
+             explanation("unbounded alloca", variants=["topk::n=4,op=same"]),  # another program
+             explanation("unbounded alloca", compiler="<3.13.0")]  # another release
+    blocks = drafts(sweep, records, explained=table)
+    message = next(b for b in blocks if "n=4,op=plus" in b)
+    numbers = next(b for b in blocks if "n=2,op=plus" in b)
+    untaken = next(b for b in blocks if "n=2,op=same" in b)
+    assert 'same_as = "tiny-case"' in message and 'match = "invalid dimension"' in message, message
+    assert "takes this message in this sweep" in message and "planted: invalid dimension" in message
+    assert "same_as" not in numbers and "names this program" in numbers, numbers
+    assert "max abs err 1024" not in numbers.split("reason")[0] and "15)/16 elements differ" in numbers, numbers
+    assert "describe it" in untaken and "same_as" not in untaken, untaken
+    assert all("describe it" in b for b in drafts(sweep, records, explained=[]))  # the table is what said it
+
+
+@pytest.mark.harness
 def test_a_flagged_failure_the_grids_expectation_takes_is_drafted_as_its_bug(tmp_path):
     """`sweep expect` on a grid under flags: a failure the grid's own expectation for the
     same variant takes (outcome, match, release) is drafted with its same_as and reason;

@@ -13,8 +13,13 @@ already says why (KNOWN, in this order):
 - grid message: a point the grid does not have (the flags axis pairs anew) whose failure
   one of the grid's entries takes by its match, on the grid's own variants;
 - sweep message: one of this sweep's own entries takes it by its match, on other
-  variants (a new share of a generated sweep's seeds).
-The last two are a shared message, a weaker claim, and the reason says so.
+  variants (a new share of a generated sweep's seeds);
+- scan: an entry of the scans' table of explained failures (sweeps/explained/scan.toml)
+  takes it, the same claim a kept scan's disposition rests on: its case as same_as when
+  the failure is a message (lint checks it as any same_as); for wrong numbers the case is
+  named in the reason only, since the outputs that differ are no signature of one bug.
+The "message" ones and a table entry that does not name this program by id are a shared
+message, a weaker claim, and the reason says so.
 """
 
 from __future__ import annotations
@@ -29,13 +34,16 @@ from ..outcomes import FAIL, NUMBERS_OUTCOMES, PASS_OUTCOME, XFAIL
 from ..record import ItemRecord
 from ..signatures import signature_of
 from ..toolchain import release_of
+from .explained import Explanation, load_explained
 from .spec import Sweep
 
 
-def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> list[str]:
+def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False,
+           explained: list[Explanation] | None = None) -> list[str]:
     """The [[expect]] blocks for the sweep's failing items (verdict FAIL) in `records`;
     known_too: for every item that did not pass (XFAIL too), to write the sweep's
-    expectations anew from one whole run."""
+    expectations anew from one whole run. explained: the scans' table (default: the
+    project's)."""
     mine = f"{sweep.name}::"
     verdicts = (FAIL, XFAIL) if known_too else (FAIL,)
     failing = [r for r in records if r.case.startswith(mine) and r.verdict in verdicts
@@ -43,13 +51,13 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
     # One bug, one entry: diagnostics by the message they would be matched with (types
     # and dispatch names vary within one bug), wrong numbers by which outputs differ.
     groups: dict[tuple[str, str, tuple[str, int]], list[ItemRecord]] = defaultdict(list)
-    known = _known(sweep)
+    known = _Known(sweep, load_explained() if explained is None else explained)
     for r in failing:
         message = None if r.outcome in NUMBERS_OUTCOMES else derive_match([r])
         groups[(r.outcome, message or signature_of(r), known(r))].append(r)
     blocks = []
     for (outcome, signature, (how, index)), items in sorted(groups.items()):
-        entry = (sweep if how == "sweep message" else sweep.grid).expectations[index][2] if how else None
+        entry = _entry(sweep, how, index, known.explained)
         # variant -> the (target, level) cells it failed on; equal cell sets share an entry
         cells: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for r in items:
@@ -66,10 +74,44 @@ def drafts(sweep: Sweep, records: list[ItemRecord], known_too: bool = False) -> 
     return blocks
 
 
-def _known(sweep: Sweep):
+def _entry(sweep: Sweep, how: str, index: int, explained: list[Explanation]) -> dict | None:
+    """The written entry `_Known` found, as an [[expect]] table (match, same_as, reason)."""
+    if not how:
+        return None
+    if how.startswith("scan"):
+        x = explained[index]
+        return {"match": x.match.pattern, "same_as": x.case, "reason": x.reason}
+    return (sweep if how == "sweep message" else sweep.grid).expectations[index][2]
+
+
+class _Known:
     """record -> (how, index): the written entry that says why it fails (see the top), as
-    "grid" / "grid message" (an index into the grid's entries) or "sweep message" (into
-    this sweep's); ("", -1) when none does."""
+    "grid" / "grid message" (an index into the grid's entries), "sweep message" (into
+    this sweep's) or "scan" / "scan message" (into `explained`, the table: the entry names
+    this program by id or scope, or takes it by its sweep and match alone); ("", -1)
+    when none does."""
+
+    def __init__(self, sweep: Sweep, explained: list[Explanation]):
+        self.explained = explained
+        self._by_expectations = _known_by_expectations(sweep)
+        self._sweep = sweep
+        self._points = {v.id: v.values() for v in sweep.variants()}
+
+    def __call__(self, r: ItemRecord) -> tuple[str, int]:
+        how = self._by_expectations(r)
+        if how[0] or r.differ:
+            return how
+        point = self._points.get(r.case.removeprefix(f"{self._sweep.name}::"))
+        release = release_of(r.compiler)
+        for i, x in enumerate(self.explained):
+            if point is not None and release is not None and \
+                    x.takes(self._sweep.name, release, r.outcome, r.failure_text(), point):
+                return ("scan" if x.variants or x.where else "scan message"), i
+        return "", -1
+
+
+def _known_by_expectations(sweep: Sweep):
+    """record -> (how, index) by the sweeps' own [[expect]] entries (see _Known)."""
     parsed = sweep.parsed_expectations()
     grid = sweep.grid
     grid_parsed = grid.parsed_expectations() if grid else ()
@@ -131,8 +173,12 @@ def _products(sweep: Sweep, cells: frozenset) -> list[tuple[list[str], list[str]
 def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[str], outcome: str,
            signature: str, records: list[ItemRecord], entry: dict | None = None, how: str = "") -> str:
     releases = sorted({Version(r.compiler).base_version for r in records if r.compiler}, key=Version)
-    # The known entry takes every one of these failures: its match says the same claim.
-    match = entry["match"] if entry is not None and entry.get("match") else derive_match(records)
+    numbers = outcome in NUMBERS_OUTCOMES
+    from_table = how.startswith("scan")
+    # The known entry takes every one of these failures: its match says the same claim
+    # (a table entry's match for wrong numbers is about its case, not these outputs).
+    match = entry["match"] if entry is not None and entry.get("match") and not (from_table and numbers) \
+        else derive_match(records)
     lines = ["[[expect]]", f"variants = {_id_list(variants)}"]
     if targets == [DIFFER_CELL]:
         lines.append(f"differ = {toml_value(levels)}")
@@ -149,13 +195,16 @@ def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[s
     else:
         lines.append(f"# match: none could be derived; write the bug's message ({signature})")
     if entry is not None:
-        if entry.get("same_as"):
+        if entry.get("same_as") and not (from_table and numbers):
             lines.append(f"same_as = {toml_value(entry['same_as'])}")
         said = {"grid": "as on the grid's own variant (default flags), taken by its expectation",
                 "grid message": "a point the grid does not have, failing with the message of its "
                                 "expectation (by the match, not checked on this program)",
                 "sweep message": "other variants of this sweep fail with this message, and their "
-                                 "expectation says (by the match, not checked on this program)"}[how]
+                                 "expectation says (by the match, not checked on this program)",
+                "scan": "the scans' table of explained failures names this program, and says",
+                "scan message": "the scans' table of explained failures takes this message in this "
+                                "sweep, and says (by the match, not checked on this program)"}[how]
         reason = f"{said}: {entry['reason']}"
     else:
         reason = f"found by the sweep (describe it): {signature}"
