@@ -103,9 +103,10 @@ class _Known:
             return how
         point = self._points.get(r.case.removeprefix(f"{self._sweep.name}::"))
         release = release_of(r.compiler)
+        if point is None or release is None:
+            return "", -1
         for i, x in enumerate(self.explained):
-            if point is not None and release is not None and \
-                    x.takes(self._sweep.name, release, r.outcome, r.failure_text(), point):
+            if x.takes(self._sweep.name, release, r.outcome, r.failure_text(), point):
                 return ("scan" if x.variants or x.where else "scan message"), i
         return "", -1
 
