@@ -66,6 +66,16 @@ def test_an_item_catches_a_case_only_with_its_signature_in_its_window():
     sdpa = Target("case-s", "attention", t.window, ("compare-fail",), None, frozenset({"sdpa"}))
     assert catches(sdpa, history("w::window=t5.sdpa.down3::cpu-O0", wrong, ops=("scaled_dot_product_attention",)))
     assert not catches(sdpa, history("w::window=t5.linear.up2::cpu-O0", wrong, ops=("linear",)))
+    # a wrong shape is another symptom than wrong values, each as the case's own sample shows
+    # (measured: a grouped conv_transpose2d's wrong shape took f32-to-f16-truncf-generic-cpu's
+    # credit through a shared expand)
+    values = Target("case-v", "other", t.window, ("compare-fail",), None, frozenset({"expand"}), wrong_shape=False)
+    shape = "output 0: shape [3, 2, 13, 13] != expected [3, 6, 13, 13]"
+    assert not catches(values, history("g::seed=13::cpu-O0", wrong, text=shape, ops=("expand",)))
+    assert catches(values, history("g::seed=14::cpu-O0", wrong, text="output 0: 1/1 elements differ", ops=("expand",)))
+    shaped = Target("case-w", "other", t.window, ("compare-fail",), None, frozenset({"expand"}), wrong_shape=True)
+    assert catches(shaped, history("g::seed=15::cpu-O0", wrong, text=shape, ops=("expand",)))
+    assert not catches(shaped, history("g::seed=16::cpu-O0", wrong, text="output 0: 1/1 elements differ", ops=("expand",)))
 
 
 def test_a_case_program_s_ops_are_read_from_its_source():

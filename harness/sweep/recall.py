@@ -9,7 +9,8 @@ passes on no release inside the window, passes on the case's first good release,
 its last good one where the item ran there; exactly: catches() below. The
 signature is the window's outcome and, for a diagnostic, the case's own message
 (`match`); wrong numbers have no message that carries over from one program to another,
-so for them the outcome, the window and one op of the case's own program (SPELLINGS) are
+so for them the outcome, the window, one op of the case's own program (SPELLINGS) and the
+kind of wrongness (a wrong shape or wrong values, as the case's own sample shows) are
 the signature: a resemblance, said as such, never a checked same_as.
 
 Nothing is compiled here: `iree-regress sweep recall` reads the scans' records.
@@ -107,6 +108,7 @@ class Target:
     outcomes: tuple[str, ...]
     match: re.Pattern | None
     ops: frozenset[str] = frozenset()  # the library ops its program spells (wrong numbers need one)
+    wrong_shape: bool | None = None  # wrong numbers: its sample shows a wrong shape (None: no sample)
 
     def label(self) -> str:
         w = self.window
@@ -130,18 +132,34 @@ def historic_targets(cases: list[Case], releases: list[str]) -> list[Target]:
         # An MLIR case's ops are its PyTorch reference's (the same computation, written out).
         program = case.reference_program
         source = computation(program.read_text(errors="replace")) if program else ""
-        out.append(Target(case.slug, case.family, w, tuple(outcomes), match, ops_spelled(source)))
+        numbers = w.sample if w.sample and w.sample.outcome in NUMBERS_OUTCOMES else None
+        out.append(Target(case.slug, case.family, w, tuple(outcomes), match, ops_spelled(source),
+                          bool(WRONG_SHAPE.search(numbers.text)) if numbers else None))
     return out
+
+
+# How a comparison says an output came back the wrong shape (harness/compare.py), rather
+# than with wrong values: another symptom. Measured: wide-graph seed 1025, a grouped
+# conv_transpose2d giving [3, 2, 13, 13] for [3, 6, 13, 13], took the credit for case
+# f32-to-f16-truncf-generic-cpu (one value rounded wrong) through a shared expand.
+WRONG_SHAPE = re.compile(r"shape \[[^\]]*\] != expected \[")
 
 
 def _shows(t: Target, h: ItemHistory, release: str) -> bool:
     outcome = h.outcomes.get(release)
     if outcome not in t.outcomes:
         return False
-    if outcome in NUMBERS_OUTCOMES or t.match is None:
-        return _shares_an_op(t, h)
     record = h.records.get(release)
+    if outcome in NUMBERS_OUTCOMES or t.match is None:
+        return _shares_an_op(t, h) and _same_wrongness(t, record)
     return record is not None and bool(t.match.search(record.failure_text()))
+
+
+def _same_wrongness(t: Target, record) -> bool:
+    """Wrong numbers: a wrong shape where the case's sample has one, wrong values where it has those."""
+    if t.wrong_shape is None or record is None or record.outcome not in NUMBERS_OUTCOMES:
+        return True
+    return bool(WRONG_SHAPE.search(record.failure_text())) == t.wrong_shape
 
 
 def _shares_an_op(t: Target, h: ItemHistory) -> bool:
