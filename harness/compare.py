@@ -7,6 +7,7 @@ torch-mlir's e2e suite does) instead of dumping arrays.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -98,11 +99,19 @@ def _spread_note(within: int) -> str:
     return f"; {within} element(s) judged within the golden's spread only" if within else ""
 
 
+# How an output of the wrong shape is said; recall (harness/sweep/recall.py) tells this
+# symptom from wrong values by it.
+WRONG_SHAPE = re.compile(r"shape \[[^\]]*\] != expected \[")
+
+
+def _wrong_shape(i, actual, expected) -> OutputDiagnosis:
+    return OutputDiagnosis(i, False, f"output {i}: shape {list(actual.shape)} != expected {list(expected.shape)}")
+
+
 def _compare_values(i, actual, expected, atol, rtol, spread=None) -> OutputDiagnosis:
     actual = _as_golden_signedness(actual, expected)
     if actual.shape != expected.shape:
-        return OutputDiagnosis(i, False, f"output {i}: shape {list(actual.shape)} != "
-                                         f"expected {list(expected.shape)}")
+        return _wrong_shape(i, actual, expected)
     if actual.dtype.kind != expected.dtype.kind or actual.dtype.itemsize != expected.dtype.itemsize:
         # i64 -> i32 demotion on some targets is a real difference worth seeing, but the
         # values may still be right: compare them anyway and say so.
@@ -149,8 +158,7 @@ def _compare_values(i, actual, expected, atol, rtol, spread=None) -> OutputDiagn
 def _compare_indices(i, actual, expected, source, axis, atol, rtol) -> OutputDiagnosis:
     """Indices pass when they pick the same values from `source` (ties in any order)."""
     if actual.shape != expected.shape:
-        return OutputDiagnosis(i, False, f"output {i}: shape {list(actual.shape)} != "
-                                         f"expected {list(expected.shape)}")
+        return _wrong_shape(i, actual, expected)
     limit = source.shape[axis]
     if actual.size and (actual.min() < 0 or actual.max() >= limit):
         return OutputDiagnosis(i, False, f"output {i}: indices out of range [0, {limit}): "

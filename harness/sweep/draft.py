@@ -93,9 +93,9 @@ class _Known:
 
     def __init__(self, sweep: Sweep, explained: list[Explanation]):
         self.explained = explained
-        self._by_expectations = _known_by_expectations(sweep)
         self._sweep = sweep
         self._points = {v.id: v.values() for v in sweep.variants()}
+        self._by_expectations = _known_by_expectations(sweep, self._points)
 
     def __call__(self, r: ItemRecord) -> tuple[str, int]:
         how = self._by_expectations(r)
@@ -111,12 +111,12 @@ class _Known:
         return "", -1
 
 
-def _known_by_expectations(sweep: Sweep):
-    """record -> (how, index) by the sweeps' own [[expect]] entries (see _Known)."""
+def _known_by_expectations(sweep: Sweep, points: dict[str, dict]):
+    """record -> (how, index) by the sweeps' own [[expect]] entries (see _Known); points:
+    the sweep's variants' values by id."""
     parsed = sweep.parsed_expectations()
     grid = sweep.grid
     grid_parsed = grid.parsed_expectations() if grid else ()
-    points = {v.id: v.values() for v in sweep.variants()}
     grid_ids = {v.id for v in grid.variants()} if grid else set()
 
     def known(r: ItemRecord) -> tuple[str, int]:
@@ -174,12 +174,10 @@ def _products(sweep: Sweep, cells: frozenset) -> list[tuple[list[str], list[str]
 def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[str], outcome: str,
            signature: str, records: list[ItemRecord], entry: dict | None = None, how: str = "") -> str:
     releases = sorted({Version(r.compiler).base_version for r in records if r.compiler}, key=Version)
-    numbers = outcome in NUMBERS_OUTCOMES
-    from_table = how.startswith("scan")
     # The known entry takes every one of these failures: its match says the same claim
-    # (a table entry's match for wrong numbers is about its case, not these outputs).
-    match = entry["match"] if entry is not None and entry.get("match") and not (from_table and numbers) \
-        else derive_match(records)
+    # (a table entry's match and case for wrong numbers are about its case, not these outputs).
+    borrow = entry is not None and not (how.startswith("scan") and outcome in NUMBERS_OUTCOMES)
+    match = entry["match"] if borrow and entry.get("match") else derive_match(records)
     lines = ["[[expect]]", f"variants = {_id_list(variants)}"]
     if targets == [DIFFER_CELL]:
         lines.append(f"differ = {toml_value(levels)}")
@@ -196,7 +194,7 @@ def _block(sweep: Sweep, variants: list[str], targets: list[str], levels: list[s
     else:
         lines.append(f"# match: none could be derived; write the bug's message ({signature})")
     if entry is not None:
-        if entry.get("same_as") and not (from_table and numbers):
+        if borrow and entry.get("same_as"):
             lines.append(f"same_as = {toml_value(entry['same_as'])}")
         said = {"grid": "as on the grid's own variant (default flags), taken by its expectation",
                 "grid message": "a point the grid does not have, failing with the message of its "

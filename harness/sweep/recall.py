@@ -26,7 +26,9 @@ from pathlib import Path
 from packaging.version import Version
 
 from ..case import Case, Window
+from ..compare import WRONG_SHAPE
 from ..outcomes import NUMBERS_OUTCOMES, PASS_OUTCOME
+from ..record import ItemRecord
 from ..targets import opt_level_supported
 from .scan import UNSUPPORTED, ItemHistory, Scan
 
@@ -138,13 +140,6 @@ def historic_targets(cases: list[Case], releases: list[str]) -> list[Target]:
     return out
 
 
-# How a comparison says an output came back the wrong shape (harness/compare.py), rather
-# than with wrong values: another symptom. Measured: wide-graph seed 1025, a grouped
-# conv_transpose2d giving [3, 2, 13, 13] for [3, 6, 13, 13], took the credit for case
-# f32-to-f16-truncf-generic-cpu (one value rounded wrong) through a shared expand.
-WRONG_SHAPE = re.compile(r"shape \[[^\]]*\] != expected \[")
-
-
 def _shows(t: Target, h: ItemHistory, release: str) -> bool:
     outcome = h.outcomes.get(release)
     if outcome not in t.outcomes:
@@ -155,8 +150,11 @@ def _shows(t: Target, h: ItemHistory, release: str) -> bool:
     return record is not None and bool(t.match.search(record.failure_text()))
 
 
-def _same_wrongness(t: Target, record) -> bool:
-    """Wrong numbers: a wrong shape where the case's sample has one, wrong values where it has those."""
+def _same_wrongness(t: Target, record: ItemRecord | None) -> bool:
+    """Wrong numbers: a wrong shape where the case's sample has one, wrong values where it has
+    those: another symptom. Measured: wide-graph seed 1025, a grouped conv_transpose2d giving
+    [3, 2, 13, 13] for [3, 6, 13, 13], took the credit for case f32-to-f16-truncf-generic-cpu
+    (one value rounded wrong) through a shared expand."""
     if t.wrong_shape is None or record is None or record.outcome not in NUMBERS_OUTCOMES:
         return True
     return bool(WRONG_SHAPE.search(record.failure_text())) == t.wrong_shape
