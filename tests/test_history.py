@@ -16,7 +16,7 @@ from harness.outcomes import PROBE_BAD as BUG, PROBE_GOOD as GOOD, PROBE_UNDECID
 from harness.case import load_case
 from harness.cli import main as cli_main
 from harness.history.prove import ReleaseRun
-from harness.history.message import derive_match
+from harness.history.message import derive_match, sample_of
 from harness.history.window import windows
 from harness.lint import lint_case
 from harness.toolchain import from_tools_dir
@@ -704,6 +704,27 @@ def test_a_stack_overflow_is_matched_by_its_recursion_not_its_top_frame():
     assert derive_match([short]) == r"crashed \(SIGSEGV\): at .*\bFoo::"  # a few frames are no recursion
     # the class name whole: another class whose name ends so is another frame
     assert not re.search(derive_match([short]), "crashed (SIGSEGV): at mlir::BarFoo::bar()")
+
+
+def test_a_crash_sample_keeps_the_frames_under_a_container_top_frame():
+    """gather-plus-ones-fusion-crash-before-3-1: the top frame is a DenseMap inside the type
+    uniquer; the bug (elementwise fusion concatenating no indexing maps) is frames below.
+    The window's sample keeps them, so a match naming them takes the sample (lint checks)."""
+    text = ("crashed (SIGSEGV): at llvm::DenseMapBase<llvm::DenseMap<mlir::TypeID, X>>::operator[]\n"
+            "Please report issues to https://example.invalid and include the crash backtrace.\n"
+            " #0 0x00007faad68dded8 llvm::sys::PrintStackTrace(llvm::raw_ostream&, int) (libIREECompiler.so+0x54dded8)\n"
+            " #1 0x00007faad68dbc7e llvm::sys::RunSignalHandlers() (libIREECompiler.so+0x54dbc7e)\n"
+            " #2 0x00007faad68de58d SignalHandler(int) Signals.cpp:0:0\n"
+            " #3 0x00007faad125a050 (libc.so.6+0x3c050)\n"
+            " #4 0x00007faad6a13f05 llvm::DenseMapBase<llvm::DenseMap<mlir::TypeID, X>>::operator[] StorageUniquer.cpp:0:0\n"
+            " #5 0x00007faad690e4c4 mlir::concatAffineMaps(llvm::ArrayRef<mlir::AffineMap>) (libIREECompiler.so+0x550e4c4)\n"
+            " #6 0x00007faad9e04f27 mlir::linalg::fuseElementwiseOps(mlir::RewriterBase&, mlir::OpOperand*) (libIREECompiler.so+0x8a04f27)\n")
+    sample = sample_of(text)
+    assert re.search(r"crashed \(SIGSEGV\)(?s:.*)concatAffineMaps(?s:.*)fuseElementwiseOps", sample)
+    assert "PrintStackTrace" not in sample and "SignalHandler" not in sample and "0x" not in sample
+    assert "mlir::concatAffineMaps(llvm::ArrayRef<mlir::AffineMap>)" in sample.splitlines()
+    # a diagnostic is not a crash: its sample is what it was
+    assert "concatAffineMaps" not in sample_of("exit code 1: model.mlir:1:1: error: boom\n" + text.split("\n", 2)[2])
 
 
 def test_a_release_that_measured_only_some_items_is_never_good():

@@ -210,6 +210,19 @@ _GENERIC_ERRORS = ("failed to run translation of source executable", "failed to 
                    "failed to serialize executable")
 
 
+_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ (.+?)(?: \([^()]*\+0x[0-9a-f]+\))?$")
+# Frames of the crash handler itself, above the frame that crashed.
+_HANDLER_FRAMES = ("PrintStackTrace", "RunSignalHandlers", "SignalHandler", "libc.so", "__restore_rt")
+_FRAMES_KEPT = 10
+
+
+def _frames(lines: list[str]) -> list[str]:
+    """The first frames of a crash's backtrace under its handler, as their symbols (addresses
+    and library offsets cut): a bug's match can name the pass or pattern that crashed."""
+    frames = [m.group(1)[:_SAMPLE_LINE] for m in map(_FRAME.match, lines) if m]
+    return [f for f in frames if not any(h in f for h in _HANDLER_FRAMES)][:_FRAMES_KEPT]
+
+
 def sample_of(text: str) -> str:
     """A verbatim excerpt of a failure, kept in the case as what the bug printed (lint
     tests other cases' matches against it, and its own bad_match must take it): the first
@@ -236,6 +249,8 @@ def sample_of(text: str) -> str:
     dispatch = _DISPATCH.search(text)
     if dispatch:
         keep.append(dispatch.group(0))
+    if lines[0].startswith("crashed ("):  # the top frame is often a container's: the frames under it say where
+        keep += _frames(lines)
     if COMPILE_WARNED in lines[1:]:  # a later stage's failure: what the compile warned first
         warned = lines.index(COMPILE_WARNED, 1)
         keep += [COMPILE_WARNED, *lines[warned + 1:warned + 2]]
