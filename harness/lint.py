@@ -90,10 +90,16 @@ def stored_failures(cases_dir: Path = CASES_DIR) -> list[StoredFailure]:
     return found
 
 
+# A crash that printed nothing but its signal (a run crash: no backtrace, no message):
+# no match can tell it from another such crash, so it makes no match generic; what tells
+# those bugs apart is each entry's scope (its items and releases).
+_BARE_CRASH = re.compile(r"crashed \(SIG\w+\)")
+
+
 def _generic_against(match, outcomes, targets, own: set[str], stored: list[StoredFailure]):
     """The first other case's stored failure this match would take for its own bug."""
     for s in stored:
-        if s.case in own or s.sample.outcome not in outcomes:
+        if s.case in own or s.sample.outcome not in outcomes or _BARE_CRASH.fullmatch(s.sample.text.strip()):
             continue
         item = ItemId.parse(s.sample.item)
         if targets is not None and item.is_matrix and item.target not in targets:
