@@ -210,13 +210,23 @@ def _hostile_program(host_path: Path) -> str:
 def test_no_line_of_a_program_closes_the_heredoc(tmp_path, host_path):
     text = steps(_hostile_program(host_path), [PastedRelease("3.5.0", ("--iree-opt-level=O1",), "has the bug")],
                  "main", "local-task", [], None, 0.0, 0.0)
-    subprocess.run(["bash", "-c", text], cwd=tmp_path, capture_output=True, timeout=60)
+    _run_steps(text, tmp_path)
     assert not host_path.exists()
     assert (tmp_path / "input.mlir").read_text() == _hostile_program(host_path)  # written whole
     # The planted fault: the fixed delimiter, as the steps were written before.
     fixed = "\n".join(["cat > input.mlir <<'EOF_MLIR'", _hostile_program(host_path).rstrip("\n"), "EOF_MLIR"])
-    subprocess.run(["bash", "-c", fixed], cwd=tmp_path, capture_output=True, timeout=60)
+    _run_steps(fixed, tmp_path)
     assert host_path.exists()
+
+
+def _run_steps(text: str, cwd) -> None:
+    """Run pasted steps long enough for their first lines (the heredoc the test is about);
+    what comes after (installing a release, compiling) may outlast the limit on a busy
+    machine, and is cut off then, not failed."""
+    try:
+        subprocess.run(["bash", "-c", text], cwd=cwd, capture_output=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 @pytest.mark.harness
