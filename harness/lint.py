@@ -40,6 +40,7 @@ from .item import ItemId, bug_items
 from .outcomes import FAILING_STATUSES, NUMBERS_OUTCOMES, STAGES
 from .targets import LEVELS_ARRIVE, OPT_LEVELS, no_levels, opt_level_supported
 from .history.releases import PYPI_RELEASES
+from .history.message import signal_only
 from .toolchain import release_of
 from .record import ItemRecord
 from .signatures import normalise, signature_of
@@ -90,16 +91,12 @@ def stored_failures(cases_dir: Path = CASES_DIR) -> list[StoredFailure]:
     return found
 
 
-# A crash that printed nothing but its signal (a run crash: no backtrace, no message):
-# no match can tell it from another such crash, so it makes no match generic; what tells
-# those bugs apart is each entry's scope (its items and releases).
-_BARE_CRASH = re.compile(r"crashed \(SIG\w+\)")
-
-
 def _generic_against(match, outcomes, targets, own: set[str], stored: list[StoredFailure]):
     """The first other case's stored failure this match would take for its own bug."""
     for s in stored:
-        if s.case in own or s.sample.outcome not in outcomes or _BARE_CRASH.fullmatch(s.sample.text.strip()):
+        # a crash that printed its signal alone makes no match generic: what tells such
+        # bugs apart is each entry's scope (its items and releases)
+        if s.case in own or s.sample.outcome not in outcomes or signal_only(s.sample.text):
             continue
         item = ItemId.parse(s.sample.item)
         if targets is not None and item.is_matrix and item.target not in targets:

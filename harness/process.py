@@ -451,16 +451,22 @@ _MACHINERY = ("PrintStackTrace", "RunSignalHandlers", "SignalHandler", "report_f
               "__libc_start", "clone3", "start_thread", "SmallVectorBase", "grow_pod")
 
 
-def first_frame(stderr: str) -> str:
-    """The first stack frame in the compiler's own code (not the signal handler's), without
-    its address and library: '(anonymous namespace)::X::matchAndRewrite(...) const'."""
+def frames(stderr: str) -> list[str]:
+    """The stack frames in the compiler's own code (not the crash machinery's), top first,
+    each without its address and library: '(anonymous namespace)::X::matchAndRewrite(...) const'."""
+    found = []
     for line in stderr.splitlines():
         m = _FRAME.match(line)
         name = m.group(1) if m else ""
         is_function = "::" in name or "(" in name
         if is_function and not name.startswith("(/") and not any(w in name for w in _MACHINERY):
-            return name[:200]
-    return ""
+            found.append(name)
+    return found
+
+
+def first_frame(stderr: str) -> str:
+    """The first stack frame in the compiler's own code (frames())."""
+    return next(iter(frames(stderr)), "")[:200]
 
 
 def crash_message(stderr: str) -> str:

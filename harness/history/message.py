@@ -18,7 +18,7 @@ import re
 from collections import Counter
 
 from ..outcomes import NUMBERS_OUTCOMES
-from ..process import strip_paths
+from ..process import frames, strip_paths
 from ..record import COMPILE_WARNED
 
 _DIFF = re.compile(r"output (\d+)(?: \(indices[^)]*\))?: (\d+)/(\d+) elements differ[^;]*; max abs err (\S+?)[,;]")
@@ -82,6 +82,13 @@ def derive_match(results) -> str | None:
 _BOUND = re.compile(r"^killed (?:at \d+ MB resident \(memory bound\)|after \d+ s \(time bound\))")
 _FILECHECK = re.compile(r"([\w.-]+\.mlir:\d+): error: ([^\"(]*)")
 _SIGNAL = re.compile(r"crashed \((SIG[A-Z]+)\)(?:: at (.+))?")
+
+
+def signal_only(text: str) -> bool:
+    """Whether a failure printed its signal and nothing else (a run crash: no frame, no
+    message): no match can tell it from another such crash."""
+    m = _SIGNAL.fullmatch(text.strip())
+    return bool(m) and not m.group(2)
 # What a crash without a frame still says of itself: an assertion (builds with them), or
 # LLVM's fatal error.
 _CRASH_WORDS = re.compile(r"Assertion [`'](.+?)' failed|LLVM ERROR: ([^\n]+)")
@@ -210,17 +217,7 @@ _GENERIC_ERRORS = ("failed to run translation of source executable", "failed to 
                    "failed to serialize executable")
 
 
-_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ (.+?)(?: \([^()]*\+0x[0-9a-f]+\))?$")
-# Frames of the crash handler itself, above the frame that crashed.
-_HANDLER_FRAMES = ("PrintStackTrace", "RunSignalHandlers", "SignalHandler", "libc.so", "__restore_rt")
-_FRAMES_KEPT = 10
-
-
-def _frames(lines: list[str]) -> list[str]:
-    """The first frames of a crash's backtrace under its handler, as their symbols (addresses
-    and library offsets cut): a bug's match can name the pass or pattern that crashed."""
-    frames = [m.group(1)[:_SAMPLE_LINE] for m in map(_FRAME.match, lines) if m]
-    return [f for f in frames if not any(h in f for h in _HANDLER_FRAMES)][:_FRAMES_KEPT]
+_FRAMES_KEPT = 10  # of a crash's backtrace: a bug's match can name the pass under its top frame
 
 
 def sample_of(text: str) -> str:
@@ -229,6 +226,7 @@ def sample_of(text: str) -> str:
     line (the outcome's own: 'crashed (SIGSEGV): at ...', 'exit code 1: ...: error: ...'),
     for wrong numbers each output's diagnosis, the diagnostics with the program line under
     the first, and the dispatch they are about; paths cut to their file names."""
+    code_frames = frames(text)[:_FRAMES_KEPT]  # read before the paths that mark a library go
     text = strip_paths(text)
     lines = [l.rstrip() for l in text.splitlines() if l.strip()]
     if not lines:
@@ -249,8 +247,8 @@ def sample_of(text: str) -> str:
     dispatch = _DISPATCH.search(text)
     if dispatch:
         keep.append(dispatch.group(0))
-    if lines[0].startswith("crashed ("):  # the top frame is often a container's: the frames under it say where
-        keep += _frames(lines)
+    if _SIGNAL.match(lines[0]):  # the top frame is often a container's: the frames under it say where
+        keep += [strip_paths(f)[:_SAMPLE_LINE] for f in code_frames]
     if COMPILE_WARNED in lines[1:]:  # a later stage's failure: what the compile warned first
         warned = lines.index(COMPILE_WARNED, 1)
         keep += [COMPILE_WARNED, *lines[warned + 1:warned + 2]]
